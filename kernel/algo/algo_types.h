@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The only file of kernel/algo/ that knows where it is being built.
+ *
+ * kernel/algo/ is pure C: no struct sock, no sk_buff, no locks, no
+ * allocation, no clock, no floating point.  The same sources build into
+ * smartt.ko (__KERNEL__), into the userspace unit tests, the replayer and
+ * the fuzzer (hosted C), and, for header-only parts, into BPF programs
+ * (__bpf__).  This header gives all of them the kernel's vocabulary:
+ * u8..u64/s8..s64, bool, min_t()/max_t()/clamp_t(), div_u64(),
+ * div64_u64(), div64_s64(), U32_MAX/U64_MAX, likely()/unlikely().
+ */
+#ifndef SMARTT_ALGO_TYPES_H
+#define SMARTT_ALGO_TYPES_H
+
+#if defined(__KERNEL__)
+
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/limits.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+
+#elif defined(__bpf__)
+
+/* BPF programs include vmlinux.h (or linux/types.h) before this file. */
+#ifndef U32_MAX
+#define U32_MAX		((u32)~0U)
+#endif
+#ifndef U64_MAX
+#define U64_MAX		((u64)~0ULL)
+#endif
+#define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
+#define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
+static __always_inline u64 div64_u64(u64 a, u64 b) { return a / b; }
+static __always_inline u64 div_u64(u64 a, u32 b) { return a / b; }
+
+#else /* hosted C: unit tests, smartt-replay, fuzzers */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+typedef uint64_t u64;
+typedef int8_t s8;
+typedef int16_t s16;
+typedef int32_t s32;
+typedef int64_t s64;
+
+#define U8_MAX		((u8)~0U)
+#define U16_MAX		((u16)~0U)
+#define U32_MAX		((u32)~0U)
+#define S32_MAX		((s32)(U32_MAX >> 1))
+#define U64_MAX		((u64)~0ULL)
+#define S64_MAX		((s64)(U64_MAX >> 1))
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+#define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
+#define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
+#define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
+
+static inline u64 div_u64(u64 dividend, u32 divisor) { return dividend / divisor; }
+static inline u64 div64_u64(u64 dividend, u64 divisor) { return dividend / divisor; }
+static inline s64 div64_s64(s64 dividend, s64 divisor) { return dividend / divisor; }
+
+#endif
+
+#endif /* SMARTT_ALGO_TYPES_H */

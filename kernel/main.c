@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt: SMaRTT and STrack congestion control and a REPS multipath
+ * datagram transport for datacenter fabrics.
+ *
+ * Module init and exit.  Every facility the module offers is registered
+ * here, in order, and unregistered in exactly the reverse order: a failure
+ * at step N unwinds steps N-1..1 through the goto ladder, so that a
+ * half-loaded module never stays visible.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/build_bug.h>
+#include <linux/init.h>
+#include <linux/module.h>
+
+#include "smartt.h"
+
+static void __init smartt_build_checks(void)
+{
+	/* The wire and uAPI constants are ABI: changing them breaks peers. */
+	BUILD_BUG_ON(IPPROTO_SMARTT != 253);
+	BUILD_BUG_ON(SMARTT_UDP_PORT_DEFAULT != 4793);
+}
+
+static int __init smartt_init(void)
+{
+	smartt_build_checks();
+
+	/*
+	 * Registration ladder, in order (each later issue adds its rung):
+	 * pernet state and counters, sysctls, proc files, the transport's
+	 * proto/protosw, its UDP encapsulation sockets, the congestion
+	 * controls.  Unwind in reverse with one label per rung.
+	 */
+
+	pr_info("version %s loaded\n", SMARTT_VERSION);
+	return 0;
+}
+
+static void __exit smartt_exit(void)
+{
+	/* Reverse order of smartt_init(). */
+	pr_info("version %s unloaded\n", SMARTT_VERSION);
+}
+
+module_init(smartt_init);
+module_exit(smartt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("The smartt developers");
+MODULE_DESCRIPTION("SMaRTT/STrack congestion control and REPS multipath transport");
+MODULE_VERSION(SMARTT_VERSION);
+/*
+ * Reserved autoload aliases, enabled by the issues that register them:
+ *   MODULE_ALIAS_TCP_CONG("smartt");    -> "tcp-smartt"
+ *   MODULE_ALIAS_TCP_CONG("strack");    -> "tcp-strack"
+ *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SMARTT, SOCK_DGRAM);
+ *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SMARTT, SOCK_DGRAM);
+ * An alias is a promise that loading this module provides the name, so
+ * none is declared before the name is really registered.
+ */
