@@ -22,4 +22,112 @@
 /** SMARTT_UDP_PORT_DEFAULT - UDP port of the encapsulation (UEC's port). */
 #define SMARTT_UDP_PORT_DEFAULT	4793
 
+/**
+ * SMARTT_MAGIC - first two bytes of every smartt header (ASCII "St").
+ *
+ * Together with the UDP destination port it lets switches and the NIC
+ * timestamp programs tell a smartt packet from other UDP traffic.
+ */
+#define SMARTT_MAGIC		0x5374
+
+/** SMARTT_WIRE_VERSION - wire version carried in &struct smartt_hdr.version. */
+#define SMARTT_WIRE_VERSION		1
+
+/**
+ * enum smartt_pkt_type - value of &struct smartt_hdr.type.
+ * @SMARTT_PKT_DATA: data segment; the only type that queues behind data at
+ *	a switch port and the only type a switch may trim.
+ * @SMARTT_PKT_ACK: (selective) acknowledgment.
+ * @SMARTT_PKT_NACK: negative acknowledgment, sent for a trimmed packet.
+ * @SMARTT_PKT_PROBE: probe for loss recovery or path exploration.
+ * @SMARTT_PKT_PROBE_ACK: answer to a probe.
+ * @SMARTT_PKT_CTRL: any other control packet of the transport.
+ * @SMARTT_PKT_MAX: one past the last valid type.
+ *
+ * Every type except %SMARTT_PKT_DATA is a control packet: switches forward
+ * it in the high-priority class that bypasses the data queue.
+ */
+enum smartt_pkt_type {
+	SMARTT_PKT_DATA		= 1,
+	SMARTT_PKT_ACK		= 2,
+	SMARTT_PKT_NACK		= 3,
+	SMARTT_PKT_PROBE	= 4,
+	SMARTT_PKT_PROBE_ACK	= 5,
+	SMARTT_PKT_CTRL		= 6,
+	SMARTT_PKT_MAX,
+};
+
+/* Bits of &struct smartt_hdr.flags (host byte order values). */
+/** SMARTT_F_TRIMMED - a switch cut the payload off this packet. */
+#define SMARTT_F_TRIMMED	0x0001
+/** SMARTT_F_TRIM_LAST_HOP - the trim happened on a host-facing port. */
+#define SMARTT_F_TRIM_LAST_HOP	0x0002
+/** SMARTT_F_ACK_REQ - the sender asks for an immediate ACK (UEC "AR"). */
+#define SMARTT_F_ACK_REQ	0x0004
+/** SMARTT_F_ECN_ECHO - ACK/NACK: the acknowledged packet carried CE. */
+#define SMARTT_F_ECN_ECHO	0x0008
+/** SMARTT_F_RTX - this packet is a retransmission. */
+#define SMARTT_F_RTX		0x0010
+/** SMARTT_F_TX_TS - &struct smartt_hdr.tx_ts_ns was written by the NIC. */
+#define SMARTT_F_TX_TS		0x0020
+/** SMARTT_F_RX_TS - &struct smartt_hdr.rx_ts_ns was written by the NIC. */
+#define SMARTT_F_RX_TS		0x0040
+
+/**
+ * struct smartt_hdr - common header of every smartt packet.
+ * @magic: %SMARTT_MAGIC, big endian.
+ * @version: %SMARTT_WIRE_VERSION.
+ * @type: one of &enum smartt_pkt_type.
+ * @flags: %SMARTT_F_* bits, big endian.
+ * @trim_ttl: IPv4 TTL or IPv6 hop limit of the packet at the switch port
+ *	that trimmed it (0 if not trimmed); the receiver compares it with the
+ *	value it sees to count the hops after the trim.
+ * @hdr_words: length of the smartt headers in 8-byte words, this common
+ *	header included (8 for a packet with no extension).
+ * @entropy: path entropy chosen by the sender (big endian).  The sender
+ *	also puts it in the IPv6 flow label (20 low bits) or, for IPv4, in the
+ *	UDP source port, which is what the switches hash on.
+ * @conn_id: connection identifier at the receiver (big endian).
+ * @psn: per-packet sequence number (big endian).  For ACK and NACK, the
+ *	sequence number of the packet that triggered it.
+ * @payload_len: bytes of payload after the smartt headers as sent (big
+ *	endian); unchanged by trimming, so a receiver knows what was cut.
+ * @reserved: zero on send, ignored on receive.
+ * @reserved2: zero on send, ignored on receive.
+ * @tx_ts_ns: departure time from the sender's NIC in nanoseconds of the
+ *	sender's clock (big endian), written by the egress timestamp program
+ *	when %SMARTT_F_TX_TS is set.
+ * @rx_ts_ns: arrival time at the receiver's NIC in nanoseconds of the
+ *	receiver's clock (big endian), written by the ingress timestamp program
+ *	when %SMARTT_F_RX_TS is set.
+ * @echo_tx_ts_ns: ACK/NACK/PROBE_ACK: @tx_ts_ns of the packet acknowledged.
+ * @echo_rx_ts_ns: ACK/NACK/PROBE_ACK: @rx_ts_ns of the packet acknowledged.
+ *
+ * Carried right after the UDP header (destination port
+ * %SMARTT_UDP_PORT_DEFAULT).  All multi-byte fields are big endian.  The
+ * sender measures RTT without host delays as
+ * (ack rx_ts_ns - echo_tx_ts_ns) - (ack tx_ts_ns - echo_rx_ts_ns).
+ */
+struct smartt_hdr {
+	__be16	magic;
+	__u8	version;
+	__u8	type;
+	__be16	flags;
+	__u8	trim_ttl;
+	__u8	hdr_words;
+	__be32	entropy;
+	__be32	conn_id;
+	__be64	psn;
+	__be16	payload_len;
+	__be16	reserved;
+	__be32	reserved2;
+	__be64	tx_ts_ns;
+	__be64	rx_ts_ns;
+	__be64	echo_tx_ts_ns;
+	__be64	echo_rx_ts_ns;
+};
+
+/** SMARTT_HDR_LEN - sizeof(struct smartt_hdr), for size assertions. */
+#define SMARTT_HDR_LEN		64
+
 #endif /* _UAPI_LINUX_SMARTT_H */

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * smartt-fabric: map layouts shared by the tc programs (smartt_port.bpf.c)
+ * and their controller (smartt_fabric_ctl.c).  Plain fixed-size types only;
+ * both sides include this file, BPF after vmlinux.h, userspace after
+ * <linux/types.h>.
+ *
+ * A port is identified by the ifindex of its network device.  smartt-fabric
+ * gives every fabric device an ifindex that is unique across all the
+ * namespaces of one fabric (ip link add ... index N), so one set of maps
+ * serves every namespace and the two ends of a link can find each other.
+ */
+#ifndef SMARTT_FABRIC_H
+#define SMARTT_FABRIC_H
+
+/* Array maps are indexed by ifindex, so ifindexes must be below this. */
+#define SF_MAX_PORTS		4096
+
+/* Queue occupancy histogram: SF_HIST_BINS bins of cfg.hist_bin_bytes. */
+#define SF_HIST_BINS		16
+
+/* Largest L4 length (UDP header + smartt header + kept payload) of a
+ * trimmed packet; bounds the checksum buffer of the trimming code.
+ */
+#define SF_TRIM_L4_MAX		256
+
+/* struct sf_port_cfg.flags */
+#define SF_PORT_EMULATE		0x0001	/* egress: emulate this port */
+#define SF_PORT_ECN		0x0002	/* egress: RED/ECN marking on */
+#define SF_PORT_TRIM		0x0004	/* egress: trim smartt DATA on overflow */
+#define SF_PORT_BLACKHOLE	0x0008	/* egress: drop everything (fault) */
+#define SF_PORT_LAST_HOP	0x0010	/* egress: port faces a host */
+#define SF_PORT_EDT		0x0020	/* egress: fq honours skb->tstamp */
+#define SF_PORT_NIC_TS		0x0040	/* egress+ingress: host NIC, stamp smartt */
+#define SF_PORT_PRIO		0x0080	/* egress: control packets bypass data */
+
+/* skb->priority values the htb backend classifies on (major 1:). */
+#define SF_HTB_PRIO_CLASS	0x00010001	/* 1:1 high-priority class */
+#define SF_HTB_DATA_CLASS	0x00010002	/* 1:2 data class */
+
+/**
+ * struct sf_port_cfg - per-port configuration, written by userspace.
+ * @rate_bps: line rate, bits per second of L2 frame bytes (skb->len).
+ * @delay_ns: propagation delay added after serialisation (EDT backend).
+ * @buffer_bytes: data-queue buffer; a packet that would exceed it is trimmed
+ *	(smartt DATA with trimming on) or dropped.
+ * @kmin_bytes: RED lower threshold (no mark below).
+ * @kmax_bytes: RED upper threshold (always mark at or above).
+ * @flags: SF_PORT_* bits.
+ * @loss_permille: random loss, 0..1000 per mille, applied before queueing.
+ * @peer_ifindex: ifindex of the device at the other end of this link; the
+ *	ingress program of @peer_ifindex's peer (i.e. this device's ingress)
+ *	uses it to find the upstream port whose queue the packet just left.
+ * @trim_bytes: frame length after trimming; 0 = cut right after the smartt
+ *	header.
+ * @trim_dscp: DSCP written into trimmed packets (0..63).
+ * @pad0: zero.
+ * @standing_bytes: emulated standing occupancy of the data queue (a test and
+ *	background-load knob): the port behaves as if this many bytes of other
+ *	traffic were always queued ahead of each data packet.
+ * @hist_bin_bytes: width of one occupancy histogram bin.
+ * @prio_buffer_bytes: limit of the high-priority queue (drops above).
+ * @pad1: zero.
+ */
+struct sf_port_cfg {
+	__u64 rate_bps;
+	__u64 delay_ns;
+	__u32 buffer_bytes;
+	__u32 kmin_bytes;
+	__u32 kmax_bytes;
+	__u32 flags;
+	__u32 loss_permille;
+	__u32 peer_ifindex;
+	__u16 trim_bytes;
+	__u8  trim_dscp;
+	__u8  pad0;
+	__u32 standing_bytes;
+	__u32 hist_bin_bytes;
+	__u32 prio_buffer_bytes;
+	__u64 pad1;
+};
+
+/**
+ * struct sf_port_state - virtual queue of one port (shared, spin-locked).
+ * @lock: serialises the virtual clocks between CPUs.
+ * @pad: zero.
+ * @data_free_ns: CLOCK_MONOTONIC time at which the link finishes serialising
+ *	everything queued in the data class (the virtual queue: its occupancy
+ *	is (data_free_ns - now) * rate).
+ * @prio_free_ns: the same for the high-priority class.
+ * @max_queue_bytes: largest data-queue occupancy seen at an enqueue.
+ * @last_enq_ns: time of the last enqueue.
+ */
+struct sf_port_state {
+	struct bpf_spin_lock lock;
+	__u32 pad;
+	__u64 data_free_ns;
+	__u64 prio_free_ns;
+	__u64 max_queue_bytes;
+	__u64 last_enq_ns;
+};
+
+/**
+ * struct sf_port_stats - per-CPU counters of one port.
+ *
+ * Counted at the egress (enqueue) side unless noted.  Every packet the
+ * egress program sees on an emulated port ends in exactly one of tx_pkts,
+ * drop_* (trimmed packets are in tx_pkts and trimmed).
+ */
+struct sf_port_stats {
+	__u64 tx_pkts;		/* queued for transmission (any class) */
+	__u64 tx_bytes;		/* their bytes (after trimming) */
+	__u64 prio_pkts;	/* of which in the high-priority class */
+	__u64 trimmed;		/* of which trimmed smartt DATA */
+	__u64 drop_buffer;	/* data queue full, not trimmable */
+	__u64 drop_prio;	/* high-priority queue full */
+	__u64 drop_blackhole;	/* port blackholed */
+	__u64 drop_loss;	/* random loss */
+	__u64 drop_trim_err;	/* trimming failed (helper error) */
+	__u64 rx_pkts;		/* arrived at the far end of the link */
+	__u64 rx_bytes;
+	__u64 ect_pkts;		/* data-class ECT packets at dequeue (far end) */
+	__u64 ce_marked;	/* of which marked CE by this port */
+	__u64 ce_seen;		/* arrived already CE (marked upstream) */
+	__u64 mark_err;		/* CE marking failed (helper error) */
+	__u64 ts_tx;		/* NIC tx timestamps written */
+	__u64 ts_rx;		/* NIC rx timestamps written */
+	__u64 ts_err;		/* timestamp write failed */
+	__u64 hist[SF_HIST_BINS];	/* data occupancy seen by arrivals */
+};
+
+#endif /* SMARTT_FABRIC_H */

@@ -1,0 +1,529 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt-fabric-bpf: loads the smartt tc programs (libbpf skeleton), pins
+ * them, attaches them to devices in network namespaces with
+ * bpf_tc_hook_create()/bpf_tc_attach(), writes per-port configuration and
+ * reads the per-port counters.  The smartt-fabric front end drives it; it
+ * knows nothing about topologies.
+ *
+ *   smartt-fabric-bpf load   PINDIR [udp_port=N]
+ *   smartt-fabric-bpf attach PINDIR NETNS DEV egress|ingress
+ *   smartt-fabric-bpf cfg    PINDIR IFINDEX key=value...
+ *   smartt-fabric-bpf get    PINDIR IFINDEX
+ *   smartt-fabric-bpf stats  PINDIR IFINDEX...
+ *   smartt-fabric-bpf reset  PINDIR IFINDEX...
+ *   smartt-fabric-bpf batch  PINDIR        (commands without PINDIR on stdin)
+ *
+ * Output of get/stats: one JSON object per line.  Errors: a message on
+ * stderr and exit status 1; bad values are rejected, never clamped.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <net/if.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/types.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include "linux/smartt.h"
+#include "smartt_fabric.h"
+#include "smartt_port.skel.h"
+
+_Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
+
+static const char *pindir;
+
+static int err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("smartt-fabric-bpf: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 1;
+}
+
+static int pin_path(char *buf, size_t len, const char *name)
+{
+	int n = snprintf(buf, len, "%s/%s", pindir, name);
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int pinned_fd(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (pin_path(path, sizeof(path), name))
+		return -1;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		err("cannot open pinned %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static int parse_u64(const char *s, __u64 max, __u64 *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int cmd_load(int argc, char **argv)
+{
+	struct smartt_port *skel;
+	char path[PATH_MAX];
+	__u64 port = SMARTT_UDP_PORT_DEFAULT;
+	int i, ret;
+
+	for (i = 0; i < argc; i++) {
+		if (!strncmp(argv[i], "udp_port=", 9)) {
+			if (parse_u64(argv[i] + 9, 65535, &port) || !port)
+				return err("bad udp_port '%s' (1..65535)", argv[i] + 9);
+		} else {
+			return err("load: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (mkdir(pindir, 0700) && errno != EEXIST)
+		return err("mkdir %s: %s", pindir, strerror(errno));
+
+	skel = smartt_port__open();
+	if (!skel)
+		return err("cannot open BPF skeleton: %s", strerror(errno));
+	skel->rodata->smartt_udp_port = port;
+	ret = smartt_port__load(skel);
+	if (ret) {
+		err("cannot load BPF programs: %s", strerror(-ret));
+		goto out;
+	}
+	ret = bpf_object__pin_maps(skel->obj, pindir);
+	if (ret) {
+		err("cannot pin maps in %s: %s", pindir, strerror(-ret));
+		goto out;
+	}
+	if (pin_path(path, sizeof(path), "sf_egress") ||
+	    bpf_program__pin(skel->progs.sf_egress, path) ||
+	    pin_path(path, sizeof(path), "sf_ingress") ||
+	    bpf_program__pin(skel->progs.sf_ingress, path)) {
+		ret = -errno;
+		err("cannot pin programs in %s: %s", pindir, strerror(errno));
+		bpf_object__unpin_maps(skel->obj, pindir);
+		goto out;
+	}
+out:
+	smartt_port__destroy(skel);
+	return ret ? 1 : 0;
+}
+
+static int enter_netns(const char *ns)
+{
+	char path[PATH_MAX];
+	int fd, n;
+
+	if (strchr(ns, '/'))
+		n = snprintf(path, sizeof(path), "%s", ns);
+	else
+		n = snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	if (n < 0 || (size_t)n >= sizeof(path))
+		return err("netns name too long");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return err("open %s: %s", path, strerror(errno));
+	if (setns(fd, CLONE_NEWNET)) {
+		close(fd);
+		return err("setns %s: %s", path, strerror(errno));
+	}
+	close(fd);
+	return 0;
+}
+
+static int cmd_attach(int argc, char **argv)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = 1, .priority = 1);
+	const char *prog;
+	int ifindex, fd, ret;
+
+	if (argc != 3)
+		return err("usage: attach NETNS DEV egress|ingress");
+	if (!strcmp(argv[2], "egress")) {
+		hook.attach_point = BPF_TC_EGRESS;
+		prog = "sf_egress";
+	} else if (!strcmp(argv[2], "ingress")) {
+		hook.attach_point = BPF_TC_INGRESS;
+		prog = "sf_ingress";
+	} else {
+		return err("attach: direction must be egress or ingress, not '%s'", argv[2]);
+	}
+	fd = pinned_fd(prog);
+	if (fd < 0)
+		return 1;
+	if (enter_netns(argv[0])) {
+		close(fd);
+		return 1;
+	}
+	ifindex = if_nametoindex(argv[1]);
+	if (!ifindex) {
+		close(fd);
+		return err("no device %s in netns %s", argv[1], argv[0]);
+	}
+	hook.ifindex = ifindex;
+	ret = bpf_tc_hook_create(&hook);
+	if (ret && ret != -EEXIST) {
+		close(fd);
+		return err("clsact on %s/%s: %s", argv[0], argv[1], strerror(-ret));
+	}
+	opts.prog_fd = fd;
+	opts.flags = BPF_TC_F_REPLACE;
+	ret = bpf_tc_attach(&hook, &opts);
+	close(fd);
+	if (ret)
+		return err("attach %s to %s/%s: %s", prog, argv[0], argv[1], strerror(-ret));
+	return 0;
+}
+
+struct knob {
+	const char *name;
+	__u64 max;
+	size_t off;
+	int size;	/* bytes, or 0 for a flag (mask in max) */
+};
+
+#define K(n, m, f) { n, m, offsetof(struct sf_port_cfg, f), sizeof(((struct sf_port_cfg *)0)->f) }
+#define F(n, bit) { n, bit, 0, 0 }
+
+static const struct knob knobs[] = {
+	K("rate", UINT64_MAX, rate_bps),
+	K("delay", 10ULL * 1000000000ULL, delay_ns),
+	K("buffer", UINT32_MAX, buffer_bytes),
+	K("kmin", UINT32_MAX, kmin_bytes),
+	K("kmax", UINT32_MAX, kmax_bytes),
+	K("loss", 1000, loss_permille),
+	K("peer", SF_MAX_PORTS - 1, peer_ifindex),
+	K("trim_bytes", 0xffff, trim_bytes),
+	K("trim_dscp", 63, trim_dscp),
+	K("standing", UINT32_MAX, standing_bytes),
+	K("hist_bin", UINT32_MAX, hist_bin_bytes),
+	K("prio_buffer", UINT32_MAX, prio_buffer_bytes),
+	F("emulate", SF_PORT_EMULATE),
+	F("ecn", SF_PORT_ECN),
+	F("trim", SF_PORT_TRIM),
+	F("blackhole", SF_PORT_BLACKHOLE),
+	F("last_hop", SF_PORT_LAST_HOP),
+	F("edt", SF_PORT_EDT),
+	F("nic_ts", SF_PORT_NIC_TS),
+	F("prio", SF_PORT_PRIO),
+};
+
+static int validate(const struct sf_port_cfg *c)
+{
+	/* The minimum frame a trimmed packet can have: Ethernet + IPv6 + UDP
+	 * + smartt header; the maximum keeps L4 within SF_TRIM_L4_MAX for
+	 * IPv4 (20-byte header) and IPv6.
+	 */
+	const unsigned int trim_min = 14 + 40 + 8 + SMARTT_HDR_LEN;
+	const unsigned int trim_max = 14 + 20 + SF_TRIM_L4_MAX;
+
+	if ((c->flags & SF_PORT_EMULATE) && c->rate_bps < 1000)
+		return err("rate must be >= 1000 bit/s on an emulated port");
+	if (c->rate_bps > 16000000000000ULL)
+		return err("rate above 16 Tbit/s");
+	if (c->kmin_bytes > c->kmax_bytes)
+		return err("kmin (%u) above kmax (%u)", c->kmin_bytes, c->kmax_bytes);
+	if ((c->flags & SF_PORT_EMULATE) && c->buffer_bytes < 1500)
+		return err("buffer must be >= 1500 bytes");
+	if (c->trim_bytes && (c->trim_bytes < trim_min || c->trim_bytes > trim_max))
+		return err("trim_bytes must be 0 (headers only) or %u..%u", trim_min, trim_max);
+	if ((c->flags & SF_PORT_EMULATE) && !c->hist_bin_bytes)
+		return err("hist_bin must be > 0");
+	return 0;
+}
+
+static int cmd_cfg(int argc, char **argv)
+{
+	struct sf_port_cfg c;
+	__u64 ifindex, v;
+	int fd, i, ret;
+
+	if (argc < 1)
+		return err("usage: cfg IFINDEX key=value...");
+	if (parse_u64(argv[0], SF_MAX_PORTS - 1, &ifindex))
+		return err("bad ifindex '%s' (0..%d)", argv[0], SF_MAX_PORTS - 1);
+	fd = pinned_fd("port_cfg");
+	if (fd < 0)
+		return 1;
+	__u32 key = ifindex;
+
+	if (bpf_map_lookup_elem(fd, &key, &c)) {
+		close(fd);
+		return err("lookup port %u: %s", key, strerror(errno));
+	}
+	for (i = 1; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		const struct knob *k = NULL;
+		size_t j;
+
+		if (!eq) {
+			close(fd);
+			return err("expected key=value, got '%s'", argv[i]);
+		}
+		*eq = 0;
+		for (j = 0; j < sizeof(knobs) / sizeof(knobs[0]); j++)
+			if (!strcmp(knobs[j].name, argv[i]))
+				k = &knobs[j];
+		if (!k) {
+			close(fd);
+			return err("unknown knob '%s'", argv[i]);
+		}
+		if (parse_u64(eq + 1, k->size ? k->max : 1, &v)) {
+			close(fd);
+			return err("bad value '%s' for %s (0..%llu)", eq + 1, k->name,
+				   (unsigned long long)(k->size ? k->max : 1));
+		}
+		if (!k->size) {
+			if (v)
+				c.flags |= k->max;
+			else
+				c.flags &= ~k->max;
+			continue;
+		}
+		switch (k->size) {
+		case 1: *((__u8 *)&c + k->off) = v; break;
+		case 2: *(__u16 *)((char *)&c + k->off) = v; break;
+		case 4: *(__u32 *)((char *)&c + k->off) = v; break;
+		default: *(__u64 *)((char *)&c + k->off) = v; break;
+		}
+	}
+	if (validate(&c)) {
+		close(fd);
+		return 1;
+	}
+	ret = bpf_map_update_elem(fd, &key, &c, BPF_ANY);
+	close(fd);
+	if (ret)
+		return err("update port %u: %s", key, strerror(errno));
+	return 0;
+}
+
+static int cmd_get(int argc, char **argv)
+{
+	struct sf_port_cfg c;
+	__u64 ifindex;
+	__u32 key;
+	size_t j;
+	int fd;
+
+	if (argc != 1 || parse_u64(argv[0], SF_MAX_PORTS - 1, &ifindex))
+		return err("usage: get IFINDEX");
+	fd = pinned_fd("port_cfg");
+	if (fd < 0)
+		return 1;
+	key = ifindex;
+	if (bpf_map_lookup_elem(fd, &key, &c)) {
+		close(fd);
+		return err("lookup port %u: %s", key, strerror(errno));
+	}
+	close(fd);
+	printf("{\"ifindex\":%u", key);
+	for (j = 0; j < sizeof(knobs) / sizeof(knobs[0]); j++) {
+		const struct knob *k = &knobs[j];
+		unsigned long long v;
+
+		if (!k->size)
+			v = !!(c.flags & k->max);
+		else if (k->size == 1)
+			v = *((__u8 *)&c + k->off);
+		else if (k->size == 2)
+			v = *(__u16 *)((char *)&c + k->off);
+		else if (k->size == 4)
+			v = *(__u32 *)((char *)&c + k->off);
+		else
+			v = *(__u64 *)((char *)&c + k->off);
+		printf(",\"%s\":%llu", k->name, v);
+	}
+	printf("}\n");
+	return 0;
+}
+
+static __u64 mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (__u64)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+#define STAT_FIELDS(X) \
+	X(tx_pkts) X(tx_bytes) X(prio_pkts) X(trimmed) X(drop_buffer) \
+	X(drop_prio) X(drop_blackhole) X(drop_loss) X(drop_trim_err) \
+	X(rx_pkts) X(rx_bytes) X(ect_pkts) X(ce_marked) X(ce_seen) \
+	X(mark_err) X(ts_tx) X(ts_rx) X(ts_err)
+
+static int stats_one(int fd_cfg, int fd_state, int fd_stats, __u32 key, bool reset)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct sf_port_stats sum = {}, *pc;
+	struct sf_port_state s;
+	struct sf_port_cfg c;
+	__u64 now, q = 0;
+	int cpu, i;
+
+	if (ncpu <= 0)
+		return err("cannot count CPUs");
+	pc = calloc(ncpu, sizeof(*pc));
+	if (!pc)
+		return err("out of memory");
+	if (reset) {
+		int ret = bpf_map_update_elem(fd_stats, &key, pc, BPF_ANY);
+
+		if (!ret && !bpf_map_lookup_elem(fd_state, &key, &s)) {
+			s.max_queue_bytes = 0;
+			ret = bpf_map_update_elem(fd_state, &key, &s, BPF_ANY);
+		}
+		free(pc);
+		if (ret)
+			return err("reset port %u: %s", key, strerror(errno));
+		return 0;
+	}
+	if (bpf_map_lookup_elem(fd_stats, &key, pc) ||
+	    bpf_map_lookup_elem(fd_state, &key, &s) ||
+	    bpf_map_lookup_elem(fd_cfg, &key, &c)) {
+		free(pc);
+		return err("lookup port %u: %s", key, strerror(errno));
+	}
+	for (cpu = 0; cpu < ncpu; cpu++) {
+#define ADD(f) sum.f += pc[cpu].f;
+		STAT_FIELDS(ADD)
+#undef ADD
+		for (i = 0; i < SF_HIST_BINS; i++)
+			sum.hist[i] += pc[cpu].hist[i];
+	}
+	free(pc);
+	now = mono_ns();
+	if (c.rate_bps && s.data_free_ns > now)
+		q = (s.data_free_ns - now) * (c.rate_bps / 8) / 1000000000ULL;
+	printf("{\"ifindex\":%u", key);
+#define PR(f) printf(",\"" #f "\":%llu", (unsigned long long)sum.f);
+	STAT_FIELDS(PR)
+#undef PR
+	printf(",\"queue_bytes\":%llu,\"max_queue_bytes\":%llu,\"hist_bin_bytes\":%u,\"hist\":[",
+	       (unsigned long long)q, (unsigned long long)s.max_queue_bytes, c.hist_bin_bytes);
+	for (i = 0; i < SF_HIST_BINS; i++)
+		printf("%s%llu", i ? "," : "", (unsigned long long)sum.hist[i]);
+	printf("]}\n");
+	return 0;
+}
+
+static int cmd_stats(int argc, char **argv, bool reset)
+{
+	int fd_cfg, fd_state, fd_stats, i, ret = 0;
+	__u64 ifindex;
+
+	fd_cfg = pinned_fd("port_cfg");
+	fd_state = pinned_fd("port_state");
+	fd_stats = pinned_fd("port_stats");
+	if (fd_cfg < 0 || fd_state < 0 || fd_stats < 0)
+		ret = 1;
+	for (i = 0; !ret && i < argc; i++) {
+		if (parse_u64(argv[i], SF_MAX_PORTS - 1, &ifindex)) {
+			ret = err("bad ifindex '%s'", argv[i]);
+			break;
+		}
+		ret = stats_one(fd_cfg, fd_state, fd_stats, ifindex, reset);
+	}
+	fflush(stdout);
+	if (fd_cfg >= 0)
+		close(fd_cfg);
+	if (fd_state >= 0)
+		close(fd_state);
+	if (fd_stats >= 0)
+		close(fd_stats);
+	return ret;
+}
+
+static int dispatch(int argc, char **argv);
+
+static int cmd_batch(void)
+{
+	char line[4096];
+	int lineno = 0;
+
+	while (fgets(line, sizeof(line), stdin)) {
+		char *av[64], *tok, *save = NULL;
+		int ac = 0;
+
+		lineno++;
+		for (tok = strtok_r(line, " \t\n", &save); tok && ac < 64;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			av[ac++] = tok;
+		if (!ac || av[0][0] == '#')
+			continue;
+		if (!strcmp(av[0], "batch") || !strcmp(av[0], "load"))
+			return err("line %d: %s not allowed in batch", lineno, av[0]);
+		if (dispatch(ac, av))
+			return err("batch: line %d failed", lineno);
+	}
+	return 0;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	const char *cmd = argv[0];
+
+	if (!strcmp(cmd, "load"))
+		return cmd_load(argc - 1, argv + 1);
+	if (!strcmp(cmd, "attach"))
+		return cmd_attach(argc - 1, argv + 1);
+	if (!strcmp(cmd, "cfg"))
+		return cmd_cfg(argc - 1, argv + 1);
+	if (!strcmp(cmd, "get"))
+		return cmd_get(argc - 1, argv + 1);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(argc - 1, argv + 1, false);
+	if (!strcmp(cmd, "reset"))
+		return cmd_stats(argc - 1, argv + 1, true);
+	if (!strcmp(cmd, "batch"))
+		return cmd_batch();
+	return err("unknown command '%s'", cmd);
+}
+
+static int print_libbpf(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !getenv("SMARTT_FABRIC_DEBUG"))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3) {
+		fprintf(stderr,
+			"usage: smartt-fabric-bpf load|attach|cfg|get|stats|reset|batch PINDIR [args]\n");
+		return 2;
+	}
+	libbpf_set_print(print_libbpf);
+	pindir = argv[2];
+	argv[2] = argv[1];
+	return dispatch(argc - 2, argv + 2);
+}

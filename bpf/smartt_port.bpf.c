@@ -1,0 +1,582 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt-fabric switch port and NIC timestamp programs (tc clsact).
+ *
+ * sf_egress runs on the egress hook of every emulated port (switch ports and
+ * host NICs).  It keeps a virtual queue per port (struct sf_port_state) and
+ * decides for each packet: drop (blackhole, random loss, full buffer), trim
+ * (smartt DATA on a full buffer), or enqueue in the data or the
+ * high-priority class.  It then gives the packet its departure time: with
+ * the EDT backend skb->tstamp = end of serialisation + propagation delay,
+ * which sch_fq on the device honours; with the htb backend skb->priority
+ * selects an htb class whose rate is the port's rate.
+ *
+ * sf_ingress runs on the ingress hook of the device at the other end of the
+ * link.  The packet has left the upstream port's queue by then, so RED/ECN
+ * is decided here from the upstream port's queue state: marking reflects
+ * the queue at dequeue, as in the papers.  It also counts what the far end
+ * received, and on host NICs writes the smartt arrival timestamp.
+ *
+ * See Documentation/bpf.rst.
+ */
+#define _LINUX_TYPES_H	/* vmlinux.h provides the __u and __be types */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+#include "linux/smartt.h"
+#include "smartt_fabric.h"
+
+#define TC_ACT_OK		0
+#define TC_ACT_SHOT		2
+#define ETH_P_IP		0x0800
+#define ETH_P_IPV6		0x86DD
+#define ETH_HLEN		14
+#define IPPROTO_UDP_		17
+#define NSEC_PER_SEC		1000000000ULL
+#define BPF_F_MARK_MANGLED_0_	(1ULL << 5)
+#define BPF_F_PSEUDO_HDR_	(1ULL << 4)
+#define TSTAMP_DELIVERY_MONO	1	/* BPF_SKB_TSTAMP_DELIVERY_MONO (5.18+) */
+
+_Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
+
+/* Set by the controller between open and load. */
+const volatile __u16 smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SF_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct sf_port_cfg);
+} port_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SF_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct sf_port_state);
+} port_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SF_MAX_PORTS);
+	__type(key, __u32);
+	__type(value, struct sf_port_stats);
+} port_stats SEC(".maps");
+
+/* Scratch space for the trimming checksum (too big for the BPF stack). */
+struct sf_scratch {
+	__u8 buf[SF_TRIM_L4_MAX + 64];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sf_scratch);
+} scratch SEC(".maps");
+
+struct pkt {
+	__u32 l3_off;
+	__u32 l4_off;
+	__u32 hdr_off;		/* smartt header, valid if is_smartt */
+	__u16 proto;		/* ETH_P_IP / ETH_P_IPV6 / other */
+	__u8 l4proto;
+	__u8 ihl_bytes;
+	__u8 is_smartt;
+	__u8 type;		/* smartt type */
+	__u16 sflags;		/* smartt flags, host order */
+	__u8 ecn;		/* IP ECN field */
+	__u8 ttl;
+};
+
+static __always_inline __u64 ser_ns(__u64 len, __u64 rate_bps)
+{
+	/* len <= 64 KiB, so len * 8e9 < 2^64 */
+	return len * 8 * NSEC_PER_SEC / rate_bps;
+}
+
+static __always_inline __u64 ns_to_bytes(__u64 ns, __u64 rate_bps)
+{
+	/* ns is bounded by the buffer (< 2^32 bytes at >= 1 Mbit/s is < 2^45 ns),
+	 * rate_bps / 8 < 2^41 for rates up to 16 Tbit/s: no overflow in
+	 * practice; clamp absurd values instead of wrapping.
+	 */
+	if (ns > (1ULL << 40))
+		ns = 1ULL << 40;
+	return ns * (rate_bps / 8) / NSEC_PER_SEC;
+}
+
+static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
+{
+	struct smartt_hdr sh;
+	struct udphdr udp;
+	__be16 h_proto;
+
+	__builtin_memset(p, 0, sizeof(*p));
+	if (bpf_skb_load_bytes(skb, 12, &h_proto, 2))
+		return -1;
+	p->proto = bpf_ntohs(h_proto);
+	p->l3_off = ETH_HLEN;
+	if (p->proto == ETH_P_IP) {
+		struct iphdr ip;
+
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &ip, sizeof(ip)))
+			return -1;
+		if (ip.ihl < 5)
+			return -1;
+		p->ihl_bytes = ip.ihl * 4;
+		p->ecn = ip.tos & 3;
+		p->ttl = ip.ttl;
+		p->l4proto = ip.protocol;
+		if (ip.frag_off & bpf_htons(0x3fff))
+			return 0;	/* fragments are never smartt */
+		p->l4_off = ETH_HLEN + p->ihl_bytes;
+	} else if (p->proto == ETH_P_IPV6) {
+		__u8 ip6[8];
+
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip6, sizeof(ip6)))
+			return -1;
+		p->ecn = (ip6[1] >> 4) & 3;
+		p->ttl = ip6[7];
+		p->l4proto = ip6[6];
+		p->l4_off = ETH_HLEN + 40;
+	} else {
+		return 0;
+	}
+	if (p->l4proto != IPPROTO_UDP_)
+		return 0;
+	if (bpf_skb_load_bytes(skb, p->l4_off, &udp, sizeof(udp)))
+		return 0;
+	if (udp.dest != bpf_htons(smartt_udp_port))
+		return 0;
+	p->hdr_off = p->l4_off + sizeof(struct udphdr);
+	if (bpf_skb_load_bytes(skb, p->hdr_off, &sh, 8))
+		return 0;
+	if (sh.magic != bpf_htons(SMARTT_MAGIC) || sh.version != SMARTT_WIRE_VERSION)
+		return 0;
+	if (skb->len < p->hdr_off + SMARTT_HDR_LEN)
+		return 0;	/* truncated: not a smartt packet we can touch */
+	p->is_smartt = 1;
+	p->type = sh.type;
+	p->sflags = bpf_ntohs(sh.flags);
+	return 0;
+}
+
+/* Control packets bypass the data queue: everything smartt except
+ * untrimmed DATA.
+ */
+static __always_inline int is_ctrl(const struct pkt *p)
+{
+	if (!p->is_smartt)
+		return 0;
+	return p->type != SMARTT_PKT_DATA || (p->sflags & SMARTT_F_TRIMMED);
+}
+
+static __always_inline __u32 csum_fold32(__s64 sum)
+{
+	__u32 s = (__u32)sum;
+
+	s = (s & 0xffff) + (s >> 16);
+	s = (s & 0xffff) + (s >> 16);
+	return ~s & 0xffff;
+}
+
+/*
+ * Rewrite the smartt header word at hdr+4 (flags, trim_ttl, hdr_words) and,
+ * optionally, one 8-byte field, keeping the UDP checksum valid.
+ */
+static __always_inline int hdr_update(struct __sk_buff *skb, const struct pkt *p,
+				      __u16 set_flags, int ttl_valid, __u8 ttl,
+				      __u32 field_off, __u64 field_be)
+{
+	__u32 word_off = p->hdr_off + 4;
+	__u32 csum_off = p->l4_off + 6;
+	__u32 oldw[3], neww[3];
+	__u8 *nb = (__u8 *)&neww[0];
+	__u16 flags;
+	__s64 diff;
+
+	if (bpf_skb_load_bytes(skb, word_off, &oldw[0], 4))
+		return -1;
+	if (field_off && bpf_skb_load_bytes(skb, field_off, &oldw[1], 8))
+		return -1;
+	neww[0] = oldw[0];
+	flags = ((__u16)nb[0] << 8) | nb[1];
+	flags |= set_flags;
+	nb[0] = flags >> 8;
+	nb[1] = flags & 0xff;
+	if (ttl_valid)
+		nb[2] = ttl;
+	if (field_off) {
+		__builtin_memcpy(&neww[1], &field_be, 8);
+		diff = bpf_csum_diff(oldw, 12, neww, 12, 0);
+	} else {
+		diff = bpf_csum_diff(oldw, 4, neww, 4, 0);
+	}
+	if (diff < 0)
+		return -1;
+	if (bpf_skb_store_bytes(skb, word_off, &neww[0], 4, 0))
+		return -1;
+	if (field_off && bpf_skb_store_bytes(skb, field_off, &neww[1], 8, 0))
+		return -1;
+	/* IPv4 UDP checksum 0 means "none": BPF_F_MARK_MANGLED_0 leaves it. */
+	if (bpf_l4_csum_replace(skb, csum_off, 0, diff, BPF_F_MARK_MANGLED_0_))
+		return -1;
+	return 0;
+}
+
+/* Set the IP ECN field to CE. */
+static __always_inline int mark_ce(struct __sk_buff *skb, const struct pkt *p)
+{
+	__u8 b[2];
+
+	if (bpf_skb_load_bytes(skb, p->l3_off, b, 2))
+		return -1;
+	if (p->proto == ETH_P_IP) {
+		__u16 oldw, neww;
+
+		__builtin_memcpy(&oldw, b, 2);
+		b[1] |= 3;
+		__builtin_memcpy(&neww, b, 2);
+		if (bpf_skb_store_bytes(skb, p->l3_off, b, 2, 0))
+			return -1;
+		return bpf_l3_csum_replace(skb, p->l3_off + 10, oldw, neww, 2);
+	}
+	/* IPv6: traffic class = low nibble of b[0], high nibble of b[1];
+	 * ECN is the low two bits of the traffic class. No L3 checksum, and
+	 * the UDP pseudo header does not cover the traffic class.
+	 */
+	b[1] |= 0x30;
+	return bpf_skb_store_bytes(skb, p->l3_off, b, 2, 0);
+}
+
+/*
+ * Cut a smartt DATA packet to its headers (or cfg->trim_bytes), flag it,
+ * give it the trim DSCP and fix every length and checksum.
+ */
+static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
+				       const struct sf_port_cfg *cfg)
+{
+	__u32 hdr_end = p->hdr_off + SMARTT_HDR_LEN;
+	__u32 new_len = cfg->trim_bytes ? cfg->trim_bytes : hdr_end;
+	struct sf_scratch *scr;
+	__u32 zero_key = 0;
+	__u8 *buf;
+	__u32 l4_len, plen, sz, l3_len;
+	__u16 udp_len_be, zero = 0, csum_old, csum;
+	__u8 tc, ttl = p->ttl;
+	__s64 sum;
+
+	scr = bpf_map_lookup_elem(&scratch, &zero_key);
+	if (!scr)
+		return -1;
+	buf = scr->buf;
+	if (new_len < hdr_end)
+		new_len = hdr_end;
+	if (new_len < skb->len) {
+		if (bpf_skb_change_tail(skb, new_len, 0))
+			return -1;
+	} else {
+		new_len = skb->len;
+	}
+	l4_len = new_len - p->l4_off;
+	if (l4_len > SF_TRIM_L4_MAX || l4_len < 8 + SMARTT_HDR_LEN)
+		return -1;
+	l3_len = new_len - p->l3_off;
+	tc = (cfg->trim_dscp << 2) | p->ecn;
+
+	/* smartt header: TRIMMED (+ LAST_HOP), TTL at the trimming port. */
+	if (hdr_update(skb, p, SMARTT_F_TRIMMED |
+		       ((cfg->flags & SF_PORT_LAST_HOP) ? SMARTT_F_TRIM_LAST_HOP : 0),
+		       1, ttl, 0, 0))
+		return -1;
+
+	/* IP header: length and DSCP. */
+	if (p->proto == ETH_P_IP) {
+		__u16 tot = bpf_htons(l3_len);
+		__u32 ihl = p->ihl_bytes;
+
+		if (bpf_skb_store_bytes(skb, p->l3_off + 1, &tc, 1, 0) ||
+		    bpf_skb_store_bytes(skb, p->l3_off + 2, &tot, 2, 0) ||
+		    bpf_skb_store_bytes(skb, p->l3_off + 10, &zero, 2, 0))
+			return -1;
+		ihl &= 0x3c;
+		if (ihl < 20)
+			return -1;
+		if (bpf_skb_load_bytes(skb, p->l3_off, buf, ihl))
+			return -1;
+		sum = bpf_csum_diff(0, 0, (void *)buf, ihl, 0);
+		if (sum < 0)
+			return -1;
+		csum = csum_fold32(sum);
+		if (bpf_skb_store_bytes(skb, p->l3_off + 10, &csum, 2, 0))
+			return -1;
+	} else {
+		__u16 pl = bpf_htons(l3_len - 40);
+		__u8 b[2];
+
+		if (bpf_skb_load_bytes(skb, p->l3_off, b, 2))
+			return -1;
+		b[0] = (b[0] & 0xf0) | (tc >> 4);
+		b[1] = (b[1] & 0x0f) | ((tc & 0xf) << 4);
+		if (bpf_skb_store_bytes(skb, p->l3_off, b, 2, 0) ||
+		    bpf_skb_store_bytes(skb, p->l3_off + 4, &pl, 2, 0))
+			return -1;
+	}
+
+	/* UDP length and a checksum computed from scratch over what is left. */
+	udp_len_be = bpf_htons(l4_len);
+	if (bpf_skb_load_bytes(skb, p->l4_off + 6, &csum_old, 2))
+		return -1;
+	if (bpf_skb_store_bytes(skb, p->l4_off + 4, &udp_len_be, 2, 0) ||
+	    bpf_skb_store_bytes(skb, p->l4_off + 6, &zero, 2, 0))
+		return -1;
+	if (p->proto == ETH_P_IP && csum_old == 0)
+		goto out;	/* IPv4 without UDP checksum stays without */
+
+	__builtin_memset(buf, 0, sizeof(scr->buf));
+	if (p->proto == ETH_P_IP) {
+		/* pseudo header: saddr, daddr, 0, proto, udp length */
+		if (bpf_skb_load_bytes(skb, p->l3_off + 12, buf, 8))
+			return -1;
+		buf[9] = IPPROTO_UDP_;
+		__builtin_memcpy(&buf[10], &udp_len_be, 2);
+		plen = 12;
+	} else {
+		/* saddr, daddr, 32-bit length, 3 zero bytes, next header */
+		if (bpf_skb_load_bytes(skb, p->l3_off + 8, buf, 32))
+			return -1;
+		__builtin_memcpy(&buf[34], &udp_len_be, 2);
+		buf[39] = IPPROTO_UDP_;
+		plen = 40;
+	}
+	sum = bpf_csum_diff(0, 0, (void *)buf, plen, 0);
+	if (sum < 0)
+		return -1;
+	__builtin_memset(buf, 0, sizeof(scr->buf));
+	l4_len &= 0x1ff;
+	if (l4_len < 8 || l4_len > SF_TRIM_L4_MAX)
+		return -1;
+	if (bpf_skb_load_bytes(skb, p->l4_off, buf, l4_len))
+		return -1;
+	sz = (l4_len + 3) & ~3U;
+	if (sz < 8 || sz > SF_TRIM_L4_MAX)
+		return -1;
+	sum = bpf_csum_diff(0, 0, (void *)buf, sz, (__u32)sum);
+	if (sum < 0)
+		return -1;
+	csum = csum_fold32(sum);
+	if (!csum)
+		csum = 0xffff;
+	if (bpf_skb_store_bytes(skb, p->l4_off + 6, &csum, 2, 0))
+		return -1;
+out:
+	p->sflags |= SMARTT_F_TRIMMED;
+	return 0;
+}
+
+static __always_inline void hist_add(struct sf_port_stats *st,
+				     const struct sf_port_cfg *cfg, __u64 qbytes)
+{
+	__u64 bin = cfg->hist_bin_bytes ? qbytes / cfg->hist_bin_bytes : 0;
+
+	if (bin >= SF_HIST_BINS)
+		bin = SF_HIST_BINS - 1;
+	st->hist[bin & (SF_HIST_BINS - 1)]++;
+}
+
+SEC("tc")
+int sf_egress(struct __sk_buff *skb)
+{
+	__u32 port = skb->ifindex;
+	struct sf_port_stats *st;
+	struct sf_port_state *s;
+	struct sf_port_cfg *cfg;
+	__u64 now, len, ser, rate, free, qbytes, finish, standing_ns = 0;
+	int prio, overflow = 0, trimmed = 0;
+	struct pkt p;
+
+	if (port >= SF_MAX_PORTS)
+		return TC_ACT_OK;
+	cfg = bpf_map_lookup_elem(&port_cfg, &port);
+	if (!cfg || !(cfg->flags & SF_PORT_EMULATE) || !cfg->rate_bps)
+		return TC_ACT_OK;
+	st = bpf_map_lookup_elem(&port_stats, &port);
+	s = bpf_map_lookup_elem(&port_state, &port);
+	if (!st || !s)
+		return TC_ACT_OK;
+
+	if (cfg->flags & SF_PORT_BLACKHOLE) {
+		st->drop_blackhole++;
+		return TC_ACT_SHOT;
+	}
+	if (cfg->loss_permille &&
+	    bpf_get_prandom_u32() % 1000 < cfg->loss_permille) {
+		st->drop_loss++;
+		return TC_ACT_SHOT;
+	}
+
+	parse(skb, &p);
+	prio = (cfg->flags & SF_PORT_PRIO) && is_ctrl(&p);
+	rate = cfg->rate_bps;
+	len = skb->len;
+	ser = ser_ns(len, rate);
+	now = bpf_ktime_get_ns();
+
+	if (!prio) {
+		if (cfg->standing_bytes)
+			standing_ns = ser_ns(cfg->standing_bytes, rate);
+		bpf_spin_lock(&s->lock);
+		free = s->data_free_ns > now ? s->data_free_ns : now;
+		qbytes = ns_to_bytes(free - now, rate) + cfg->standing_bytes;
+		if (qbytes + len > cfg->buffer_bytes) {
+			overflow = 1;
+		} else {
+			finish = free + ser;
+			s->data_free_ns = finish;
+			s->last_enq_ns = now;
+			if (qbytes > s->max_queue_bytes)
+				s->max_queue_bytes = qbytes;
+		}
+		bpf_spin_unlock(&s->lock);
+		hist_add(st, cfg, qbytes);
+		if (overflow) {
+			if (!(cfg->flags & SF_PORT_TRIM) || !p.is_smartt ||
+			    p.type != SMARTT_PKT_DATA ||
+			    (p.sflags & SMARTT_F_TRIMMED)) {
+				st->drop_buffer++;
+				return TC_ACT_SHOT;
+			}
+			if (trim_packet(skb, &p, cfg)) {
+				st->drop_trim_err++;
+				return TC_ACT_SHOT;
+			}
+			trimmed = 1;
+			prio = 1;
+			len = skb->len;
+			ser = ser_ns(len, rate);
+		}
+	}
+	if (prio) {
+		__u64 pfree;
+
+		bpf_spin_lock(&s->lock);
+		pfree = s->prio_free_ns > now ? s->prio_free_ns : now;
+		qbytes = ns_to_bytes(pfree - now, rate);
+		if (qbytes + len > cfg->prio_buffer_bytes) {
+			overflow = 2;
+		} else {
+			finish = pfree + ser;
+			s->prio_free_ns = finish;
+			/* strict priority: the link time comes out of the data class */
+			free = s->data_free_ns > now ? s->data_free_ns : now;
+			s->data_free_ns = free + ser;
+			s->last_enq_ns = now;
+		}
+		bpf_spin_unlock(&s->lock);
+		if (overflow == 2) {
+			st->drop_prio++;
+			return TC_ACT_SHOT;
+		}
+		st->prio_pkts++;
+	}
+
+	if (trimmed)
+		st->trimmed++;
+	st->tx_pkts++;
+	st->tx_bytes += len;
+
+	/* NIC tx timestamp: when the first bit leaves the host NIC. */
+	if ((cfg->flags & SF_PORT_NIC_TS) && p.is_smartt) {
+		__u64 ts = bpf_cpu_to_be64(finish - ser + standing_ns);
+
+		if (hdr_update(skb, &p, SMARTT_F_TX_TS, 0, 0,
+			       p.hdr_off + offsetof(struct smartt_hdr, tx_ts_ns), ts))
+			st->ts_err++;
+		else
+			st->ts_tx++;
+	}
+
+	if (cfg->flags & SF_PORT_EDT) {
+		if (bpf_skb_set_tstamp(skb, finish + standing_ns + cfg->delay_ns,
+				       TSTAMP_DELIVERY_MONO)) {
+			/* cannot happen for a valid mono time; never send untimed */
+			st->drop_trim_err++;
+			return TC_ACT_SHOT;
+		}
+	} else {
+		skb->priority = prio ? SF_HTB_PRIO_CLASS : SF_HTB_DATA_CLASS;
+	}
+	return TC_ACT_OK;
+}
+
+SEC("tc")
+int sf_ingress(struct __sk_buff *skb)
+{
+	__u32 me = skb->ifindex, up;
+	struct sf_port_cfg *cfg, *ucfg;
+	struct sf_port_stats *ust;
+	struct sf_port_state *us;
+	struct pkt p;
+
+	if (me >= SF_MAX_PORTS)
+		return TC_ACT_OK;
+	cfg = bpf_map_lookup_elem(&port_cfg, &me);
+	if (!cfg)
+		return TC_ACT_OK;
+	parse(skb, &p);
+
+	up = cfg->peer_ifindex;
+	ucfg = up < SF_MAX_PORTS ? bpf_map_lookup_elem(&port_cfg, &up) : NULL;
+	ust = ucfg ? bpf_map_lookup_elem(&port_stats, &up) : NULL;
+	us = ucfg ? bpf_map_lookup_elem(&port_state, &up) : NULL;
+	if (ucfg && ust && us && (ucfg->flags & SF_PORT_EMULATE)) {
+		ust->rx_pkts++;
+		ust->rx_bytes += skb->len;
+		if ((p.proto == ETH_P_IP || p.proto == ETH_P_IPV6) &&
+		    !((ucfg->flags & SF_PORT_PRIO) && is_ctrl(&p))) {
+			if (p.ecn == 3) {
+				ust->ce_seen++;
+			} else if (p.ecn) {
+				__u64 now = bpf_ktime_get_ns();
+				__u64 free = us->data_free_ns;
+				__u64 q = free > now ? ns_to_bytes(free - now, ucfg->rate_bps) : 0;
+				__u32 kmin = ucfg->kmin_bytes, kmax = ucfg->kmax_bytes;
+				int mark = 0;
+
+				q += ucfg->standing_bytes;
+				ust->ect_pkts++;
+				if (!(ucfg->flags & SF_PORT_ECN))
+					mark = 0;
+				else if (q >= kmax)
+					mark = 1;
+				else if (q > kmin && kmax > kmin)
+					mark = bpf_get_prandom_u32() % (kmax - kmin) < q - kmin;
+				if (mark) {
+					if (mark_ce(skb, &p))
+						ust->mark_err++;
+					else
+						ust->ce_marked++;
+				}
+			}
+		}
+	}
+
+	/* NIC rx timestamp on host interfaces. */
+	if ((cfg->flags & SF_PORT_NIC_TS) && p.is_smartt) {
+		struct sf_port_stats *st = bpf_map_lookup_elem(&port_stats, &me);
+		__u64 ts = bpf_cpu_to_be64(bpf_ktime_get_ns());
+		int err = hdr_update(skb, &p, SMARTT_F_RX_TS, 0, 0,
+				     p.hdr_off + offsetof(struct smartt_hdr, rx_ts_ns), ts);
+
+		if (st) {
+			if (err)
+				st->ts_err++;
+			else
+				st->ts_rx++;
+		}
+	}
+	return TC_ACT_OK;
+}
+
+char LICENSE[] SEC("license") = "GPL";
