@@ -8,7 +8,10 @@
  * the fuzzer (hosted C), and, for header-only parts, into BPF programs
  * (__bpf__).  This header gives all of them the kernel's vocabulary:
  * u8..u64/s8..s64, bool, min_t()/max_t()/clamp_t(), div_u64(),
- * div64_u64(), div64_s64(), U32_MAX/U64_MAX, likely()/unlikely().
+ * div64_u64(), div64_s64(), div_u64_rem(), U32_MAX/U64_MAX,
+ * likely()/unlikely(), plus SMARTT_EINVAL (a negative errno in every
+ * environment) and the overflow-checking builtins wrapped as
+ * smartt_mul_overflow()/smartt_add_overflow().
  */
 #ifndef SMARTT_ALGO_TYPES_H
 #define SMARTT_ALGO_TYPES_H
@@ -20,6 +23,9 @@
 #include <linux/limits.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/errno.h>
+
+#define SMARTT_EINVAL	(-EINVAL)
 
 #elif defined(__bpf__)
 
@@ -33,8 +39,18 @@
 #define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
 #define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
 #define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 static __always_inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static __always_inline u64 div_u64(u64 a, u32 b) { return a / b; }
+static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)
+{
+	*r = a % b;
+	return a / b;
+}
+
+#define SMARTT_EINVAL	(-22)
 
 #else /* hosted C: unit tests, smartt-replay, fuzzers */
 
@@ -58,6 +74,9 @@ typedef int64_t s64;
 #define U64_MAX		((u64)~0ULL)
 #define S64_MAX		((s64)(U64_MAX >> 1))
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+#endif
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 
@@ -68,7 +87,22 @@ typedef int64_t s64;
 static inline u64 div_u64(u64 dividend, u32 divisor) { return dividend / divisor; }
 static inline u64 div64_u64(u64 dividend, u64 divisor) { return dividend / divisor; }
 static inline s64 div64_s64(s64 dividend, s64 divisor) { return dividend / divisor; }
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+/* Userspace has no errno.h dependency here: EINVAL is 22 on Linux. */
+#define SMARTT_EINVAL	(-22)
 
 #endif
+
+/*
+ * GCC and clang builtins, available to the kernel (check_mul_overflow() is
+ * built on them), to hosted C and to BPF programs compiled by clang.
+ */
+#define smartt_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#define smartt_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 
 #endif /* SMARTT_ALGO_TYPES_H */

@@ -1,0 +1,794 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SMaRTT congestion-control core: per-ACK, per-NACK and per-timeout rules
+ * of the three profiles smartt-2024, smartt and nscc.
+ *
+ * Specification: ../shared/papers/smartt-reps-2024.txt (Algorithms 1-3),
+ * smartt-uec-nscc.txt (Algorithms 1-4), design/reference-semantics.md
+ * section 2 (nscc) and section 3 (how the 2024 authors' code tuned it).
+ * Documentation/cc-smartt.rst lists every rule and every choice between a
+ * paper and the reference code.
+ */
+#include "smartt.h"
+#include "units.h"
+
+#define SMARTT_PS_PER_NS	1000U
+
+#define KNOB(n, lo, hi, f, u) \
+	{ #n, (u16)__builtin_offsetof(struct smartt_knobs, n), lo, hi, f, u }
+#define BOOLK(n)	KNOB(n, 0, 1, false, "bool")
+#define FRACK(n, lo)	KNOB(n, lo, SMARTT_FRAC_MAX, true, "fraction")
+
+static bool smartt_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/* Name, place and range of every knob (validation uses the same table). */
+const struct smartt_knob_desc smartt_knob_descs[] = {
+	KNOB(rules, 0, SMARTT_RULES_NSCC, false, "enum"),
+	KNOB(mtu, SMARTT_MTU_MIN, SMARTT_MTU_MAX, false, "bytes"),
+	KNOB(hdr_bytes, 0, SMARTT_MTU_MAX - 1, false, "bytes"),
+	KNOB(link_mbps, 1, SMARTT_LINK_MBPS_MAX, false, "Mbit/s"),
+	KNOB(base_rtt, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	KNOB(network_rtt, SMARTT_RTT_MIN_NS, SMARTT_RTT_MAX_NS, false, "ns"),
+	BOOLK(learn_base_rtt),
+	BOOLK(trimming),
+	KNOB(ref_bdp, 1, U32_MAX, false, "bytes"),
+	KNOB(ref_rtt, 1, SMARTT_RTT_MAX_NS, false, "ns"),
+	FRACK(trtt, SMARTT_PPM + SMARTT_PPM / 100),
+	KNOB(target_qdelay, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	FRACK(maxwnd, SMARTT_PPM / 100),
+	FRACK(md, 0),
+	KNOB(md_min, 0, SMARTT_PPM, true, "fraction"),
+	FRACK(md_no_trim, 0),
+	FRACK(fd, 0),
+	FRACK(fi, 0),
+	FRACK(pi, 0),
+	FRACK(eta, 0),
+	FRACK(fast_k, 0),
+	KNOB(fast_delay, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	BOOLK(fast_inc),
+	BOOLK(wtd),
+	KNOB(wtd_alpha, 1, SMARTT_PPM, true, "fraction"),
+	KNOB(wtd_threshold, 0, SMARTT_PPM, true, "fraction"),
+	BOOLK(qa),
+	FRACK(qa_scaling, 1),
+	BOOLK(qa_on_timeout),
+	KNOB(qa_delay_mode, 0, SMARTT_QA_DELAY_ALWAYS, false, "enum"),
+	FRACK(qa_delay, 0),
+	KNOB(qa_gate, 0, 32, false, "shift"),
+	BOOLK(qa_gate_cwnd),
+	BOOLK(qa_inclusive),
+	BOOLK(ignore_ecn_only),
+	KNOB(delay_ewma, 1, SMARTT_PPM, true, "fraction"),
+	KNOB(adjust_acks, 1, U16_MAX, false, "ACKs"),
+	KNOB(adjust_period, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	KNOB(adjust_bytes, 0, U32_MAX, false, "bytes"),
+};
+
+const unsigned int smartt_knob_count = ARRAY_SIZE(smartt_knob_descs);
+
+/* Knobs common to every profile: the 100 Gb/s x 12 us reference network. */
+#define SMARTT_COMMON \
+	.link_mbps = 100000, .network_rtt = 12000, .learn_base_rtt = 1, \
+	.trimming = 1, .ref_bdp = 150000, .ref_rtt = 12000, \
+	.trtt = 1500000, .md_min = 500000, .md_no_trim = 2000000, \
+	.fast_delay = 1000, .fast_inc = 1, .wtd_alpha = 50000, \
+	.wtd_threshold = 250000, .qa = 1, .qa_delay = 4000000, .qa_gate = 3, \
+	.adjust_acks = 1
+
+const struct smartt_knobs smartt_profiles[SMARTT_PROFILE_COUNT] = {
+	[SMARTT_PROFILE_2024] = {
+		SMARTT_COMMON,
+		.rules = SMARTT_RULES_2024, .mtu = 4096,
+		.maxwnd = 1250000, .md = 2000000, .fd = 800000,
+		.fi = 250000, .fast_k = 2000000, .wtd = 1,
+		.qa_scaling = 800000, .qa_on_timeout = 1,
+		.qa_delay_mode = SMARTT_QA_DELAY_NEVER, .qa_gate_cwnd = 1,
+		.delay_ewma = 125000,
+	},
+	[SMARTT_PROFILE_SMARTT] = {
+		SMARTT_COMMON,
+		.rules = SMARTT_RULES_RTT, .mtu = 4096,
+		.maxwnd = 1500000, .md = 800000, .fi = 250000,
+		.fast_k = 2000000, .qa_scaling = 1000000,
+		.qa_delay_mode = SMARTT_QA_DELAY_NO_TRIM, .qa_gate_cwnd = 1,
+		.qa_inclusive = 1, .delay_ewma = 125000,
+	},
+	[SMARTT_PROFILE_NSCC] = {
+		SMARTT_COMMON,
+		.rules = SMARTT_RULES_NSCC, .mtu = 4160, .hdr_bytes = 64,
+		.maxwnd = 1500000, .md = 800000, .fi = 5000000,
+		.pi = 4000000, .eta = 150000, .fast_k = 250000,
+		.qa_scaling = 1000000, .qa_delay_mode = SMARTT_QA_DELAY_ALWAYS,
+		.ignore_ecn_only = 1, .delay_ewma = 12500,
+	},
+};
+
+const char *const smartt_profile_names[SMARTT_PROFILE_COUNT] = {
+	[SMARTT_PROFILE_2024] = "smartt-2024",
+	[SMARTT_PROFILE_SMARTT] = "smartt",
+	[SMARTT_PROFILE_NSCC] = "nscc",
+};
+
+/**
+ * smartt_profile_by_name() - look a profile up by its name
+ * @name: "smartt-2024", "smartt" or "nscc"
+ *
+ * Return: the enum smartt_profile_id, or SMARTT_EINVAL.
+ */
+int smartt_profile_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < SMARTT_PROFILE_COUNT; i++)
+		if (smartt_streq(name, smartt_profile_names[i]))
+			return i;
+	return SMARTT_EINVAL;
+}
+
+/**
+ * smartt_knob_find() - index of a knob in smartt_knob_descs[]
+ * @name: the knob's documented name
+ *
+ * Return: the index, or SMARTT_EINVAL for an unknown name.
+ */
+int smartt_knob_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < smartt_knob_count; i++)
+		if (smartt_streq(name, smartt_knob_descs[i].name))
+			return i;
+	return SMARTT_EINVAL;
+}
+
+/**
+ * smartt_knob_get() - read a knob by index
+ * @k: knobs
+ * @i: index in smartt_knob_descs[], below smartt_knob_count
+ *
+ * Return: the raw value (ppm for fractions).
+ */
+u32 smartt_knob_get(const struct smartt_knobs *k, unsigned int i)
+{
+	return *(const u32 *)((const u8 *)k + smartt_knob_descs[i].offset);
+}
+
+/**
+ * smartt_knob_set() - write a knob by index, unvalidated
+ * @k: knobs
+ * @i: index in smartt_knob_descs[], below smartt_knob_count
+ * @v: raw value; smartt_knobs_validate() judges it later
+ */
+void smartt_knob_set(struct smartt_knobs *k, unsigned int i, u32 v)
+{
+	*(u32 *)((u8 *)k + smartt_knob_descs[i].offset) = v;
+}
+
+/**
+ * smartt_bdp() - path BDP at a base RTT
+ * @p: parameters
+ * @base_rtt: base RTT, ns (at most the validated initial base RTT)
+ *
+ * Return: link rate x @base_rtt in bytes, at least 1 so that it can divide.
+ */
+u64 smartt_bdp(const struct smartt_params *p, u32 base_rtt)
+{
+	return max_t(u64, smartt_bdp_bytes(p->k.link_mbps, base_rtt), 1);
+}
+
+/**
+ * smartt_maxwnd() - upper window bound at a base RTT
+ * @p: parameters
+ * @base_rtt: base RTT, ns
+ *
+ * Return: maxwnd x BDP, never below one MTU.  BDP <= 2^34 and maxwnd <=
+ * 64e6 ppm, so smartt_mul_ppm() cannot saturate.
+ */
+u64 smartt_maxwnd(const struct smartt_params *p, u32 base_rtt)
+{
+	return max_t(u64, smartt_mul_ppm(smartt_bdp(p, base_rtt), p->k.maxwnd),
+		     p->k.mtu);
+}
+
+/**
+ * smartt_knobs_validate() - reject nonsense knob values
+ * @k: knobs
+ *
+ * Every knob must be within its documented range and the combination must
+ * be meaningful (header smaller than the MTU, BDPs within %SMARTT_BDP_MAX,
+ * MD gains of the RTT/NSCC rules at most 1).  Nothing is clamped.
+ *
+ * Return: 0 or SMARTT_EINVAL.
+ */
+int smartt_knobs_validate(const struct smartt_knobs *k)
+{
+	unsigned int i;
+	u32 rtt0;
+
+	for (i = 0; i < smartt_knob_count; i++) {
+		u32 v = smartt_knob_get(k, i);
+
+		if (v < smartt_knob_descs[i].min || v > smartt_knob_descs[i].max)
+			return SMARTT_EINVAL;
+	}
+	if (k->hdr_bytes >= k->mtu)
+		return SMARTT_EINVAL;
+	if (k->base_rtt && k->base_rtt < SMARTT_RTT_MIN_NS)
+		return SMARTT_EINVAL;
+	rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
+	if (smartt_bdp_bytes(k->link_mbps, rtt0) > SMARTT_BDP_MAX ||
+	    smartt_bdp_bytes(k->link_mbps, k->network_rtt) > SMARTT_BDP_MAX)
+		return SMARTT_EINVAL;
+	if (k->rules != SMARTT_RULES_2024 && k->md > SMARTT_PPM)
+		return SMARTT_EINVAL;
+	return 0;
+}
+
+/**
+ * smartt_params_init() - validate knobs and derive the per-connection gains
+ * @p: parameters to fill
+ * @k: knobs
+ *
+ * nscc (reference-semantics.md 2.1): sf_a = network BDP / ref_bdp;
+ * fi = fi x MSS x sf_a bytes; alpha = pi x MSS x sf_a / ref_rtt bytes per
+ * ns of headroom (the reference's 4 MSS sf_a sf_b / target with
+ * sf_b = target / 12 us, which cancels the target); eta = eta x MSS x sf_a;
+ * FastIncrease gain = fast_k x sf_a.  MSS x sf_a <= 2^16 x 2^33 in Q.16,
+ * so every product below stays under 2^64.
+ *
+ * Return: 0 or SMARTT_EINVAL.
+ */
+int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
+{
+	u64 sf_a_fp, mss_sf_fp;
+	int err = smartt_knobs_validate(k);
+
+	if (err)
+		return err;
+	p->k = *k;
+	p->base_rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
+	p->net_bdp = smartt_bdp_bytes(k->link_mbps, k->network_rtt);
+	p->target_qdelay = k->target_qdelay;
+	if (!p->target_qdelay)
+		p->target_qdelay = k->trimming ?
+			(u32)smartt_mul_ppm(k->network_rtt, 750000) :
+			k->network_rtt;
+	p->adjust_period = k->adjust_period;
+	p->adjust_bytes = k->adjust_bytes;
+	p->eta = 0;
+	p->fast_bytes = 0;
+	p->fast_fp = 0;
+	p->md_fp = 0;
+	p->fd_fp = 0;
+	p->qa_delay = 0;
+
+	if (k->rules == SMARTT_RULES_NSCC) {
+		if (!p->adjust_period)
+			p->adjust_period = k->network_rtt;
+		if (!p->adjust_bytes)
+			p->adjust_bytes = 8 * k->mtu;
+		/* net_bdp <= 2^34: the shift stays below 2^50. */
+		sf_a_fp = div_u64(p->net_bdp << SMARTT_FP_SHIFT, k->ref_bdp);
+		mss_sf_fp = (u64)(k->mtu - k->hdr_bytes) * sf_a_fp;
+		p->fi_fp = smartt_mul_ppm(mss_sf_fp, k->fi);
+		p->pi_fp = div_u64(smartt_mul_ppm(mss_sf_fp, k->pi), k->ref_rtt);
+		p->eta = smartt_mul_ppm(mss_sf_fp, k->eta) >> SMARTT_FP_SHIFT;
+		p->fast_fp = smartt_mul_ppm(sf_a_fp, k->fast_k);
+		p->qa_delay = smartt_mul_ppm(p->target_qdelay, k->qa_delay);
+		return 0;
+	}
+	p->fi_fp = smartt_ppm_to_fp(k->fi);
+	/* pi = brtt / (trtt - brtt); trtt > 1 is validated. */
+	p->pi_fp = k->pi ? smartt_ppm_to_fp(k->pi) :
+		div_u64((u64)SMARTT_PPM << SMARTT_FP_SHIFT, k->trtt - SMARTT_PPM);
+	p->md_fp = smartt_ppm_to_fp(k->md);
+	if (!k->trimming)
+		p->md_fp = smartt_mul_ppm(p->md_fp, k->md_no_trim);
+	p->fd_fp = smartt_ppm_to_fp(k->fd);
+	p->fast_bytes = smartt_mul_ppm(k->mtu, k->fast_k);
+	return 0;
+}
+
+/**
+ * smartt_init() - start a flow
+ * @s: state
+ * @p: parameters from smartt_params_init()
+ * @cwnd: initial window, bytes; 0 = the upper bound (the reference starts
+ *	at 1.5 BDP, no slow start).  Clamped into [mtu, maxwnd] like every
+ *	window the core produces.
+ */
+void smartt_init(struct smartt_state *s, const struct smartt_params *p, u64 cwnd)
+{
+	u64 maxwnd = smartt_maxwnd(p, p->base_rtt0);
+
+	*s = (struct smartt_state){ 0 };
+	s->base_rtt = p->base_rtt0;
+	s->cwnd = cwnd ? clamp_t(u64, cwnd, p->k.mtu, maxwnd) : maxwnd;
+}
+
+/* Clamp cwnd into [mtu, maxwnd]. */
+static u32 smartt_bound(struct smartt_state *s, const struct smartt_params *p)
+{
+	u64 maxwnd = smartt_maxwnd(p, s->base_rtt);
+
+	if (s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return SMARTT_R_CLAMPED;
+	}
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		return SMARTT_R_CLAMPED;
+	}
+	return 0;
+}
+
+static u64 smartt_avg_ns(const struct smartt_state *s)
+{
+	return div_u64(s->avg_delay, SMARTT_PS_PER_NS);
+}
+
+/* avg = w x sample + (1 - w) x avg, in ps; both terms < 2^42 x 2^20. */
+static void smartt_ewma(struct smartt_state *s, const struct smartt_params *p,
+			u64 sample_ps)
+{
+	u32 w = p->k.delay_ewma;
+
+	s->avg_delay = div_u64(sample_ps * w + s->avg_delay * (SMARTT_PPM - w),
+			       SMARTT_PPM);
+}
+
+/*
+ * Base RTT and queuing delay from the event's RTT sample.  Learning a
+ * smaller base RTT shrinks BDP and maxwnd with it (the next bound applies
+ * them).  Without a sample the delay is the average.
+ */
+static u32 smartt_delay(struct smartt_state *s, const struct smartt_params *p,
+			const struct smartt_event *e)
+{
+	u32 d;
+
+	if (!e->rtt)
+		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
+	if (p->k.learn_base_rtt && e->rtt < s->base_rtt)
+		s->base_rtt = e->rtt;
+	if (e->rtt < s->base_rtt)
+		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
+	d = e->rtt - s->base_rtt;
+	if (p->k.rules == SMARTT_RULES_NSCC && !e->ecn && d > p->target_qdelay)
+		/* A stale high delay pulls the average to base_rtt / 4. */
+		smartt_ewma(s, p, (u64)s->base_rtt * (SMARTT_PS_PER_NS / 4));
+	else
+		smartt_ewma(s, p, (u64)d * SMARTT_PS_PER_NS);
+	return d;
+}
+
+/* Target RTT of the 2024/smartt rules: trtt x base RTT, ns. */
+static u64 smartt_trtt(const struct smartt_state *s, const struct smartt_params *p)
+{
+	return smartt_mul_ppm(s->base_rtt, p->k.trtt);
+}
+
+static bool smartt_ignoring(const struct smartt_state *s)
+{
+	return s->bytes_ignored < s->bytes_to_ignore;
+}
+
+/* Does a high delay alone ask for QuickAdapt in this window? */
+static bool smartt_qa_delay_trigger(const struct smartt_state *s,
+				    const struct smartt_params *p, u32 delay)
+{
+	u64 thr;
+
+	if (p->k.qa_delay_mode == SMARTT_QA_DELAY_NEVER ||
+	    (p->k.qa_delay_mode == SMARTT_QA_DELAY_NO_TRIM && p->k.trimming))
+		return false;
+	if (p->k.rules == SMARTT_RULES_NSCC)
+		thr = p->qa_delay;
+	else	/* qa_delay x the target queuing delay (trtt - brtt) */
+		thr = smartt_mul_ppm(smartt_trtt(s, p) - s->base_rtt,
+				     p->k.qa_delay);
+	return delay > thr;
+}
+
+/*
+ * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
+ * ignore-phase part, which the callers handle).  At the end of each window
+ * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
+ * or the delay trigger fired while few bytes were acked, the window becomes
+ * the bytes acked during the window (x qa_scaling) and the bytes then in
+ * flight are ignored.
+ */
+static bool smartt_quick_adapt(struct smartt_state *s,
+			       const struct smartt_params *p,
+			       const struct smartt_event *e, bool loss,
+			       u32 delay)
+{
+	bool ended, want, done = false;
+	u64 gate;
+
+	if (!p->k.qa)
+		return false;
+	ended = p->k.qa_inclusive ? e->now >= s->qa_end : e->now > s->qa_end;
+	if (!ended)
+		return false;
+	if (s->qa_end) {
+		gate = (p->k.qa_gate_cwnd ? s->cwnd :
+			smartt_maxwnd(p, s->base_rtt)) >> p->k.qa_gate;
+		if (p->k.rules == SMARTT_RULES_NSCC)
+			want = (loss || (s->flags & SMARTT_F_TRIGGER_QA) ||
+				smartt_qa_delay_trigger(s, p, delay)) &&
+			       s->achieved < gate;
+		else
+			want = loss || (s->flags & SMARTT_F_TRIGGER_QA) ||
+			       (smartt_qa_delay_trigger(s, p, delay) &&
+				s->achieved < gate);
+		if (want) {
+			s->cwnd = smartt_mul_ppm(max_t(u64, s->achieved, p->k.mtu),
+						 p->k.qa_scaling);
+			s->bytes_to_ignore = e->in_flight;
+			s->bytes_ignored = 0;
+			s->flags &= ~SMARTT_F_TRIGGER_QA;
+			done = true;
+		}
+	}
+	s->achieved = 0;
+	if (p->k.rules == SMARTT_RULES_NSCC)
+		s->qa_end = e->now + s->base_rtt + p->target_qdelay;
+	else
+		s->qa_end = e->now + smartt_trtt(s, p);
+	return done;
+}
+
+/*
+ * FastIncrease as in both papers' Algorithm 3: after more than cwnd
+ * consecutive uncongested bytes (no ECN, queuing delay <= fast_delay), add
+ * fast_k MTU per ACK until a congested ACK arrives.
+ */
+static bool smartt_fast_increase(struct smartt_state *s,
+				 const struct smartt_params *p,
+				 const struct smartt_event *e, u32 delay)
+{
+	if (!p->k.fast_inc)
+		return false;
+	if (delay <= p->k.fast_delay && !e->ecn) {
+		s->fi_count = smartt_sat_add(s->fi_count, e->bytes);
+		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
+			s->cwnd += p->fast_bytes;
+			s->flags |= SMARTT_F_INCREASE;
+			return true;
+		}
+	} else {
+		s->fi_count = 0;
+		s->flags &= ~SMARTT_F_INCREASE;
+	}
+	return false;
+}
+
+/*
+ * Fair increase numerator (bytes^2): nb x mtu x fi x BDP / ref_bdp.
+ * fi_fp <= 2^22 and BDP <= 2^34; nb x mtu < 2^48; smartt_mul_fp()
+ * saturates, and a saturated numerator still divides to a bounded step.
+ */
+static u64 smartt_fi_num(const struct smartt_params *p, u32 nb, u64 bdp)
+{
+	u64 gain = div_u64(smartt_sat_mul(p->fi_fp, bdp), p->k.ref_bdp);
+
+	return smartt_mul_fp(gain, (u64)nb * p->k.mtu);
+}
+
+/*
+ * Proportional (multiplicative) increase numerator (bytes^2):
+ * (trtt - rtt) / rtt x nb x mtu x pi x BDP / ref_bdp, capped at nb x cwnd
+ * so that the step is at most the acked bytes (min(size, ...) of Eq. 3/4).
+ */
+static u64 smartt_pi_num(const struct smartt_state *s,
+			 const struct smartt_params *p, u32 nb, u64 bdp,
+			 u64 rtt, u64 trtt)
+{
+	u64 ratio = div64_u64((trtt - rtt) << SMARTT_FP_SHIFT, rtt);
+	u64 gain = div_u64(smartt_sat_mul(p->pi_fp, bdp), p->k.ref_bdp);
+	u64 num = smartt_mul_fp(smartt_mul_fp(ratio, gain), (u64)nb * p->k.mtu);
+
+	return min_t(u64, num, smartt_sat_mul(nb, s->cwnd));
+}
+
+/* cwnd / BDP x fd x nb: the fair decrease of 2024 Eq. 1. */
+static u64 smartt_fd_bytes(const struct smartt_state *s,
+			   const struct smartt_params *p, u32 nb, u64 bdp)
+{
+	return smartt_mul_fp(p->fd_fp, div64_u64(smartt_sat_mul(s->cwnd, nb), bdp));
+}
+
+static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p,
+			   const struct smartt_event *e, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, dec;
+	u32 nb = e->bytes, w = p->k.wtd_alpha;
+	bool can_dec;
+
+	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED | smartt_bound(s, p);
+	/* Wait-to-Decrease: ECN average in ppm, w x 10^6 + (10^6 - w) x avg. */
+	s->wtd = (u32)div_u64((e->ecn ? (u64)w * SMARTT_PPM : 0) +
+			      (u64)s->wtd * (SMARTT_PPM - w), SMARTT_PPM);
+	can_dec = !p->k.wtd || s->wtd >= p->k.wtd_threshold;
+	if (smartt_quick_adapt(s, p, e, false, delay))
+		return SMARTT_R_QA | smartt_bound(s, p);
+	if (smartt_fast_increase(s, p, e, delay))
+		return SMARTT_R_FAST_INC | smartt_bound(s, p);
+
+	trtt = smartt_trtt(s, p);
+	bdp = smartt_bdp(p, s->base_rtt);
+	if (e->ecn) {
+		if (!can_dec)
+			return SMARTT_R_WTD_HOLD | smartt_bound(s, p);
+		if (rtt <= trtt) {
+			s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, nb, bdp));
+			return SMARTT_R_FD | smartt_bound(s, p);
+		}
+		/* (rtt - trtt) / rtt x md x nb, plus FD, at most nb. */
+		dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
+		dec = smartt_mul_fp(smartt_mul_fp(dec, p->md_fp), nb);
+		dec = smartt_sat_add(dec, smartt_fd_bytes(s, p, nb, bdp));
+		s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
+		return SMARTT_R_MD | smartt_bound(s, p);
+	}
+	if (rtt > trtt) {
+		s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
+		return SMARTT_R_FI | smartt_bound(s, p);
+	}
+	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, bdp, rtt, trtt), s->cwnd);
+	s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
+	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound(s, p);
+}
+
+/*
+ * cwnd x max(md_min, 1 - gamma x (avg - target) / avg), avg > target,
+ * ppm arithmetic: gamma <= 10^6 (validated) and avg - target < 2^42 ps.
+ */
+static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
+			  u64 avg, u64 target)
+{
+	u64 cut = div64_u64((u64)p->k.md * (avg - target), avg);
+	u64 f = SMARTT_PPM - min_t(u64, cut, SMARTT_PPM);
+
+	s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
+}
+
+static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
+			  const struct smartt_event *e, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, avg;
+	u32 nb = e->bytes, r;
+
+	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED | smartt_bound(s, p);
+	if (smartt_quick_adapt(s, p, e, false, delay))
+		return SMARTT_R_QA | smartt_bound(s, p);
+	if (smartt_fast_increase(s, p, e, delay))
+		return SMARTT_R_FAST_INC | smartt_bound(s, p);
+
+	trtt = smartt_trtt(s, p);
+	if (e->ecn) {
+		if (rtt <= trtt)
+			return SMARTT_R_NOOP | smartt_bound(s, p);
+		/* MD on the average RTT, at most once per base RTT. */
+		avg = s->base_rtt + smartt_avg_ns(s);
+		if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
+			return SMARTT_R_MD_HELD | smartt_bound(s, p);
+		smartt_md_avg(s, p, avg, trtt);
+		s->last_dec = e->now;
+		r = SMARTT_R_MD;
+	} else {
+		bdp = smartt_bdp(p, s->base_rtt);
+		r = SMARTT_R_FI;
+		if (rtt <= trtt) {
+			s->inc = smartt_sat_add(s->inc,
+						smartt_pi_num(s, p, nb, bdp, rtt, trtt));
+			r |= SMARTT_R_PI;
+		}
+		s->inc = smartt_sat_add(s->inc, smartt_fi_num(p, nb, bdp));
+	}
+	/* Adjustment period: apply every adjust_acks ACKs or adjust_period ns. */
+	if (s->acks < U16_MAX)
+		s->acks++;
+	if (s->acks >= p->k.adjust_acks ||
+	    (p->k.adjust_period && e->now - s->last_adjust >= p->k.adjust_period)) {
+		if (s->inc) {
+			s->cwnd += div64_u64(s->inc, s->cwnd);
+			r |= SMARTT_R_ADJUST;
+		}
+		s->inc = 0;
+		s->acks = 0;
+		s->last_adjust = e->now;
+	}
+	return r | smartt_bound(s, p);
+}
+
+/* nscc fulfill_adjustment (reference 2.3.2). */
+static u32 smartt_fulfill(struct smartt_state *s, const struct smartt_params *p,
+			  u64 now)
+{
+	u32 r = SMARTT_R_ADJUST;
+
+	s->cwnd += div64_u64(s->inc, s->cwnd);
+	if (now - s->last_adjust >= p->adjust_period) {
+		s->cwnd += p->eta;
+		s->last_adjust = now;
+		r |= SMARTT_R_ETA;
+	}
+	s->inc = 0;
+	s->received = 0;
+	return r;
+}
+
+static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p,
+			   const struct smartt_event *e, u32 delay)
+{
+	u32 nb = e->bytes, t = p->target_qdelay, r;
+
+	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
+	if (p->k.qa && smartt_ignoring(s) && (e->ecn || !p->k.ignore_ecn_only)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_IGNORED | smartt_bound(s, p);
+	}
+	if (smartt_quick_adapt(s, p, e, false, delay)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_QA | smartt_bound(s, p);
+	}
+	if (!e->ecn && delay >= t) {
+		s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->fi_fp, nb));
+		r = SMARTT_R_FI;
+	} else if (!e->ecn) {
+		r = 0;
+		if (p->k.fast_inc && delay < p->k.fast_delay) {
+			s->fi_count = smartt_sat_add(s->fi_count, nb);
+			if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
+				s->cwnd += smartt_mul_fp(p->fast_fp, nb);
+				s->flags |= SMARTT_F_INCREASE;
+				r = SMARTT_R_FAST_INC;
+			}
+		} else {
+			s->fi_count = 0;
+		}
+		if (!r) {
+			s->flags &= ~SMARTT_F_INCREASE;
+			/* alpha x nb x (target - delay), bytes^2 */
+			s->inc = smartt_sat_add(s->inc,
+						smartt_mul_fp(p->pi_fp,
+							      (u64)nb * (t - delay)));
+			r = SMARTT_R_PI;
+		}
+	} else if (delay >= t) {
+		s->flags &= ~SMARTT_F_INCREASE;
+		s->fi_count = 0;
+		if (s->avg_delay > (u64)t * SMARTT_PS_PER_NS &&
+		    e->now - s->last_dec > s->base_rtt) {
+			smartt_md_avg(s, p, s->avg_delay, (u64)t * SMARTT_PS_PER_NS);
+			s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
+			s->last_dec = e->now;
+			r = SMARTT_R_MD;
+		} else {
+			r = SMARTT_R_MD_HELD;
+		}
+	} else {
+		r = SMARTT_R_NOOP;
+	}
+	r |= smartt_bound(s, p);
+	if (s->received > p->adjust_bytes ||
+	    e->now - s->last_adjust > p->adjust_period)
+		r |= smartt_fulfill(s, p, e->now) | smartt_bound(s, p);
+	return r;
+}
+
+/**
+ * smartt_on_ack() - one ACK
+ * @s: state
+ * @p: parameters
+ * @e: the ACK: time, RTT sample (0 = none), ECN echo, newly acked bytes,
+ *	bytes in flight after it
+ *
+ * Return: SMARTT_R_* bits of the rules that fired.
+ */
+u32 smartt_on_ack(struct smartt_state *s, const struct smartt_params *p,
+		  const struct smartt_event *e)
+{
+	u32 delay;
+
+	s->achieved = smartt_sat_add(s->achieved, e->bytes);
+	s->bytes_ignored = smartt_sat_add(s->bytes_ignored, e->bytes);
+	s->received = (u32)min_t(u64, (u64)s->received + e->bytes, U32_MAX);
+	delay = smartt_delay(s, p, e);
+	switch (p->k.rules) {
+	case SMARTT_RULES_2024:
+		return smartt_ack_2024(s, p, e, delay);
+	case SMARTT_RULES_RTT:
+		return smartt_ack_rtt(s, p, e, delay);
+	default:
+		return smartt_ack_nscc(s, p, e, delay);
+	}
+}
+
+/*
+ * Trim or (2024) timeout in the papers' Algorithm 1: cwnd -= size, ask for
+ * QuickAdapt and run it unless in the ignore phase.
+ */
+static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params *p,
+			     const struct smartt_event *e)
+{
+	u32 r = SMARTT_R_LOSS_DEC;
+
+	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
+	s->flags |= SMARTT_F_TRIGGER_QA;
+	if (!smartt_ignoring(s) && smartt_quick_adapt(s, p, e, true, 0))
+		r |= SMARTT_R_QA;
+	return r | smartt_bound(s, p);
+}
+
+/**
+ * smartt_on_nack() - a trimmed packet came back as a NACK
+ * @s: state
+ * @p: parameters
+ * @e: the NACK: time, RTT of the trimmed packet (0 = none), the packet's
+ *	size, bytes in flight after removing it
+ *
+ * Return: SMARTT_R_* bits of the rules that fired.
+ */
+u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
+		   const struct smartt_event *e)
+{
+	if (e->rtt && p->k.learn_base_rtt && e->rtt < s->base_rtt &&
+	    p->k.rules == SMARTT_RULES_NSCC)
+		s->base_rtt = e->rtt;
+	s->bytes_ignored = smartt_sat_add(s->bytes_ignored, e->bytes);
+	if (p->k.rules != SMARTT_RULES_NSCC)
+		return smartt_loss_paper(s, p, e);
+
+	/* Reference 2.4: a trim is a delay sample of one network RTT. */
+	smartt_ewma(s, p, (u64)p->k.network_rtt * SMARTT_PS_PER_NS);
+	s->flags |= SMARTT_F_TRIGGER_QA;
+	if (p->k.qa && smartt_ignoring(s)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_IGNORED | smartt_bound(s, p);
+	}
+	if (smartt_quick_adapt(s, p, e, true, 0)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_QA | smartt_bound(s, p);
+	}
+	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
+	return SMARTT_R_LOSS_DEC | smartt_bound(s, p);
+}
+
+/**
+ * smartt_on_timeout() - retransmission timeout of one packet
+ * @s: state
+ * @p: parameters
+ * @e: the timeout: time, the lost packet's size, bytes in flight after
+ *	removing it
+ *
+ * With qa_on_timeout (smartt-2024 without trimming) a timeout is handled
+ * like a trim; otherwise cwnd -= size (reference 2.5, 3.6).
+ *
+ * Return: SMARTT_R_* bits of the rules that fired.
+ */
+u32 smartt_on_timeout(struct smartt_state *s, const struct smartt_params *p,
+		      const struct smartt_event *e)
+{
+	if (p->k.qa_on_timeout) {
+		s->bytes_ignored = smartt_sat_add(s->bytes_ignored, e->bytes);
+		return smartt_loss_paper(s, p, e);
+	}
+	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
+	return SMARTT_R_LOSS_DEC | smartt_bound(s, p);
+}

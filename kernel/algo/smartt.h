@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * SMaRTT congestion-control core: one set of rules, three profiles.
+ *
+ * A profile is a const preset of knobs (constants and feature switches):
+ *
+ *   smartt-2024  SMaRTT as in smartt-reps-2024.txt (fair/multiplicative
+ *                decrease per ACK, fair/multiplicative increase, WTD,
+ *                QuickAdapt from trims or timeouts, FastIncrease).
+ *   smartt       SMaRTT as in smartt-uec-nscc.txt (ECN with low RTT is a
+ *                no-op, MD on the average RTT once per base RTT,
+ *                proportional + fair increase, adjustment period).
+ *   nscc         the UEC NSCC as the public UEC simulator implements it
+ *                (design/reference-semantics.md section 2).
+ *
+ * Units: time in ns (u64 absolute, u32 durations), sizes in bytes,
+ * fractions in parts per million (SMARTT_PPM), derived gains in Q.16.
+ * No clock: the caller passes the time of each event.  No allocation.
+ * Documentation/cc-smartt.rst describes every rule and knob.
+ */
+#ifndef SMARTT_ALGO_SMARTT_H
+#define SMARTT_ALGO_SMARTT_H
+
+#include "algo_types.h"
+#include "fixed.h"
+
+/* The TCP congestion-control private area (ICSK_CA_PRIV_SIZE on 6.1/6.12). */
+#define SMARTT_TCP_STATE_MAX	104
+
+/* Largest BDP (bytes) any configuration may reach: 16 GiB. */
+#define SMARTT_BDP_MAX		17179869184ULL	/* 2^34 */
+/* Largest fractional knob: 64.0. */
+#define SMARTT_FRAC_MAX		(64U * SMARTT_PPM)
+/* MTU range in bytes. */
+#define SMARTT_MTU_MIN		64U
+#define SMARTT_MTU_MAX		65536U
+/* RTT knob range in ns: 100 ns .. 1 s. */
+#define SMARTT_RTT_MIN_NS	100U
+#define SMARTT_RTT_MAX_NS	1000000000U
+
+/**
+ * enum smartt_rules - which family of per-ACK rules a profile runs
+ * @SMARTT_RULES_2024: smartt-reps-2024.txt Algorithm 1
+ * @SMARTT_RULES_RTT: smartt-uec-nscc.txt Algorithm 4 and its core cases
+ * @SMARTT_RULES_NSCC: reference-semantics.md section 2.3
+ */
+enum smartt_rules {
+	SMARTT_RULES_2024 = 0,
+	SMARTT_RULES_RTT = 1,
+	SMARTT_RULES_NSCC = 2,
+};
+
+/**
+ * enum smartt_qa_delay_mode - when a high delay alone may trigger QuickAdapt
+ * @SMARTT_QA_DELAY_NEVER: only trims/NACKs (and timeouts if enabled)
+ * @SMARTT_QA_DELAY_NO_TRIM: only when @trimming is off (smartt-uec-nscc.txt)
+ * @SMARTT_QA_DELAY_ALWAYS: always (the UEC reference)
+ */
+enum smartt_qa_delay_mode {
+	SMARTT_QA_DELAY_NEVER = 0,
+	SMARTT_QA_DELAY_NO_TRIM = 1,
+	SMARTT_QA_DELAY_ALWAYS = 2,
+};
+
+/**
+ * struct smartt_knobs - every tunable of the SMaRTT core
+ *
+ * Fractions are in parts per million (1.5 = 1500000).  Field names are the
+ * names smartt-replay's --set and the documentation use.
+ *
+ * @rules: enum smartt_rules
+ * @mtu: bytes per full packet incl. headers; the minimum window
+ * @hdr_bytes: header bytes per packet; MSS = mtu - hdr_bytes (nscc gains)
+ * @link_mbps: sender link rate, Mbit/s
+ * @base_rtt: initial base RTT, ns; 0 = start from @network_rtt
+ * @network_rtt: unloaded RTT of the fabric, ns (nscc scaling, NACK delay)
+ * @learn_base_rtt: 1 = base RTT is the minimum RTT sample seen
+ * @trimming: 1 = the fabric trims (NACKs exist)
+ * @ref_bdp: reference BDP for scaling, bytes (100 Gb/s x 12 us = 150000)
+ * @ref_rtt: reference RTT for the STrack/NSCC delay scaling, ns (12000)
+ * @trtt: target RTT as a fraction of base RTT (2024/smartt; 1.5)
+ * @target_qdelay: nscc target queuing delay, ns; 0 = 0.75 x network_rtt
+ *	with trimming, 1.0 x without
+ * @maxwnd: window upper bound as a fraction of the path BDP
+ * @md: 2024: md constant (2); smartt/nscc: gamma (0.8)
+ * @md_min: smartt/nscc: smallest MD factor (0.5)
+ * @md_no_trim: 2024: factor on @md when @trimming is off (2 = doubled)
+ * @fd: 2024: fair decrease constant (0.8)
+ * @fi: 2024/smartt: fair increase constant (0.25 MTU at the reference
+ *	BDP); nscc: fair increase in MSS per RTT at the reference BDP (5)
+ * @pi: 2024/smartt: proportional increase; 0 = brtt / (trtt - brtt);
+ *	nscc: alpha in MSS per RTT per reference RTT of headroom (4)
+ * @eta: nscc: additive increase per adjust period, MSS (0.15)
+ * @fast_k: 2024/smartt: FastIncrease step in MTU per ACK (2);
+ *	nscc: FastIncrease gain per acked byte at the reference BDP (0.25)
+ * @fast_delay: queuing delay below which "rtt ~ brtt", ns (1000);
+ *	2024/smartt use <=, nscc uses <
+ * @fast_inc: 1 = FastIncrease on
+ * @wtd: 1 = Wait-to-Decrease gates the 2024 decreases
+ * @wtd_alpha: WTD EWMA weight of each ACK's ECN bit (0.05)
+ * @wtd_threshold: decreases allowed once the ECN average reaches this (0.25)
+ * @qa: 1 = QuickAdapt on
+ * @qa_scaling: QuickAdapt window = max(acked, mtu) x qa_scaling
+ * @qa_on_timeout: 1 = timeouts trigger QuickAdapt like trims (2024)
+ * @qa_delay_mode: enum smartt_qa_delay_mode
+ * @qa_delay: delay trigger, as a multiple of the target queuing delay (4)
+ * @qa_gate: delay-triggered QA needs acked < (gate window >> qa_gate) (3)
+ * @qa_gate_cwnd: 1 = the gate window is cwnd (paper), 0 = maxwnd (nscc)
+ * @qa_inclusive: 1 = a QA window ends at now >= end, 0 = now > end
+ * @ignore_ecn_only: 1 = the ignore phase drops only ECN-marked ACKs
+ *	(reference), 0 = every ACK (papers)
+ * @delay_ewma: weight of a sample in the average delay (0.0125 / 0.125)
+ * @adjust_acks: smartt: apply accumulated increases every n ACKs (1)
+ * @adjust_period: smartt: ... or when this many ns passed (0 = off);
+ *	nscc: the fulfill/eta period, ns; 0 = network_rtt
+ * @adjust_bytes: nscc: fulfill once this many bytes were acked;
+ *	0 = 8 x mtu
+ */
+struct smartt_knobs {
+	u32 rules;
+	u32 mtu;
+	u32 hdr_bytes;
+	u32 link_mbps;
+	u32 base_rtt;
+	u32 network_rtt;
+	u32 learn_base_rtt;
+	u32 trimming;
+	u32 ref_bdp;
+	u32 ref_rtt;
+	u32 trtt;
+	u32 target_qdelay;
+	u32 maxwnd;
+	u32 md;
+	u32 md_min;
+	u32 md_no_trim;
+	u32 fd;
+	u32 fi;
+	u32 pi;
+	u32 eta;
+	u32 fast_k;
+	u32 fast_delay;
+	u32 fast_inc;
+	u32 wtd;
+	u32 wtd_alpha;
+	u32 wtd_threshold;
+	u32 qa;
+	u32 qa_scaling;
+	u32 qa_on_timeout;
+	u32 qa_delay_mode;
+	u32 qa_delay;
+	u32 qa_gate;
+	u32 qa_gate_cwnd;
+	u32 qa_inclusive;
+	u32 ignore_ecn_only;
+	u32 delay_ewma;
+	u32 adjust_acks;
+	u32 adjust_period;
+	u32 adjust_bytes;
+};
+
+/**
+ * struct smartt_params - validated knobs plus the constants derived from them
+ * @k: the knobs
+ * @base_rtt0: initial base RTT, ns
+ * @target_qdelay: nscc target queuing delay, ns
+ * @adjust_period: nscc fulfill period / smartt accumulation period, ns
+ * @adjust_bytes: nscc fulfill byte threshold
+ * @net_bdp: network_rtt x link rate, bytes
+ * @fi_fp: 2024/smartt: fi (Q.16); nscc: fi x MSS x sf_a, bytes (Q.16)
+ * @pi_fp: 2024/smartt: pi (Q.16); nscc: alpha, bytes per ns (Q.16)
+ * @md_fp: 2024: md (Q.16), already doubled without trimming
+ * @fd_fp: 2024: fd (Q.16)
+ * @fast_fp: nscc: FastIncrease gain per byte (Q.16)
+ * @eta: nscc: bytes added per adjust period
+ * @fast_bytes: 2024/smartt: FastIncrease step, bytes
+ * @qa_delay: QuickAdapt delay trigger, ns of queuing delay (0 = off)
+ */
+struct smartt_params {
+	struct smartt_knobs k;
+	u32 base_rtt0;
+	u32 target_qdelay;
+	u32 adjust_period;
+	u32 adjust_bytes;
+	u64 net_bdp;
+	u64 fi_fp;
+	u64 pi_fp;
+	u64 md_fp;
+	u64 fd_fp;
+	u64 fast_fp;
+	u64 eta;
+	u64 fast_bytes;
+	u64 qa_delay;
+};
+
+/* Bits of smartt_state.flags. */
+#define SMARTT_F_TRIGGER_QA	0x01	/* a trim asked for QuickAdapt */
+#define SMARTT_F_INCREASE	0x02	/* FastIncrease active */
+
+/**
+ * struct smartt_state - per-flow state (fits SMARTT_TCP_STATE_MAX)
+ * @cwnd: congestion window, bytes, in [mtu, maxwnd] after every event
+ * @inc: accumulated increase numerator, bytes^2, applied as inc / cwnd;
+ *	64-bit and saturating where the reference's uint32 wraps
+ * @achieved: bytes acked in the current QuickAdapt window
+ * @qa_end: end of the current QuickAdapt window, ns (0 = none yet)
+ * @last_dec: time of the last once-per-base-RTT MD, ns
+ * @last_adjust: time of the last adjustment (smartt) / eta (nscc), ns
+ * @avg_delay: EWMA of the queuing delay, ps (the reference keeps integer
+ *	ps; ns inputs times 1000 truncate exactly like it)
+ * @bytes_to_ignore: size of the ignore phase after QuickAdapt, bytes
+ * @bytes_ignored: bytes acked/nacked since QuickAdapt fired
+ * @fi_count: consecutive uncongested bytes (FastIncrease)
+ * @base_rtt: base RTT, ns; BDP and maxwnd follow it
+ * @received: nscc: bytes acked since the last fulfill (saturating)
+ * @wtd: ECN EWMA for Wait-to-Decrease, ppm
+ * @acks: smartt: ACKs since the last adjustment
+ * @flags: SMARTT_F_*
+ */
+struct smartt_state {
+	u64 cwnd;
+	u64 inc;
+	u64 achieved;
+	u64 qa_end;
+	u64 last_dec;
+	u64 last_adjust;
+	u64 avg_delay;
+	u64 bytes_to_ignore;
+	u64 bytes_ignored;
+	u64 fi_count;
+	u32 base_rtt;
+	u32 received;
+	u32 wtd;
+	u16 acks;
+	u8 flags;
+};
+
+/**
+ * struct smartt_event - one ACK, NACK or timeout, as the core sees it
+ * @now: time of the event, ns
+ * @rtt: RTT sample, ns; 0 = no valid sample
+ * @bytes: ACK: newly acked bytes; NACK/timeout: the packet's size
+ * @in_flight: bytes in flight after the caller accounted for this event
+ * @ecn: ACK/NACK carried an ECN-CE echo
+ */
+struct smartt_event {
+	u64 now;
+	u32 rtt;
+	u32 bytes;
+	u64 in_flight;
+	bool ecn;
+};
+
+/* Rules that fired, returned by the event functions (a bit mask). */
+#define SMARTT_R_IGNORED	0x0001	/* ignore phase swallowed the event */
+#define SMARTT_R_QA		0x0002	/* QuickAdapt set the window */
+#define SMARTT_R_FAST_INC	0x0004	/* FastIncrease */
+#define SMARTT_R_FD		0x0008	/* fair decrease (2024) */
+#define SMARTT_R_MD		0x0010	/* multiplicative decrease */
+#define SMARTT_R_FI		0x0020	/* fair increase */
+#define SMARTT_R_PI		0x0040	/* multiplicative/proportional increase */
+#define SMARTT_R_NOOP		0x0080	/* ECN with low RTT: path change only */
+#define SMARTT_R_WTD_HOLD	0x0100	/* WTD held a decrease back */
+#define SMARTT_R_ADJUST		0x0200	/* accumulated increase applied */
+#define SMARTT_R_ETA		0x0400	/* nscc periodic additive increase */
+#define SMARTT_R_LOSS_DEC	0x0800	/* cwnd -= packet on trim/timeout */
+#define SMARTT_R_CLAMPED	0x1000	/* bounds changed the window */
+#define SMARTT_R_MD_HELD	0x2000	/* MD skipped: once per base RTT */
+
+/**
+ * enum smartt_profile_id - the named presets
+ * @SMARTT_PROFILE_2024: "smartt-2024"
+ * @SMARTT_PROFILE_SMARTT: "smartt"
+ * @SMARTT_PROFILE_NSCC: "nscc"
+ * @SMARTT_PROFILE_COUNT: number of profiles
+ */
+enum smartt_profile_id {
+	SMARTT_PROFILE_2024 = 0,
+	SMARTT_PROFILE_SMARTT = 1,
+	SMARTT_PROFILE_NSCC = 2,
+	SMARTT_PROFILE_COUNT = 3,
+};
+
+extern const struct smartt_knobs smartt_profiles[SMARTT_PROFILE_COUNT];
+extern const char *const smartt_profile_names[SMARTT_PROFILE_COUNT];
+
+int smartt_profile_by_name(const char *name);
+int smartt_knobs_validate(const struct smartt_knobs *k);
+int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k);
+u64 smartt_bdp(const struct smartt_params *p, u32 base_rtt);
+u64 smartt_maxwnd(const struct smartt_params *p, u32 base_rtt);
+void smartt_init(struct smartt_state *s, const struct smartt_params *p, u64 cwnd);
+u32 smartt_on_ack(struct smartt_state *s, const struct smartt_params *p,
+		  const struct smartt_event *e);
+u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
+		   const struct smartt_event *e);
+u32 smartt_on_timeout(struct smartt_state *s, const struct smartt_params *p,
+		      const struct smartt_event *e);
+
+/**
+ * struct smartt_knob_desc - name, place and range of one knob
+ * @name: the name used by smartt-replay --set and the documentation
+ * @offset: offsetof() in struct smartt_knobs
+ * @min: smallest valid value (raw: ppm for fractions)
+ * @max: largest valid value
+ * @frac: 1 = a fraction in ppm (decimal input accepted)
+ * @unit: unit, for help texts
+ */
+struct smartt_knob_desc {
+	const char *name;
+	u16 offset;
+	u32 min;
+	u32 max;
+	bool frac;
+	const char *unit;
+};
+
+extern const struct smartt_knob_desc smartt_knob_descs[];
+extern const unsigned int smartt_knob_count;
+
+int smartt_knob_find(const char *name);
+u32 smartt_knob_get(const struct smartt_knobs *k, unsigned int i);
+void smartt_knob_set(struct smartt_knobs *k, unsigned int i, u32 v);
+
+#endif /* SMARTT_ALGO_SMARTT_H */
