@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * STrack congestion-control core (strack.txt Algorithms 2 and 4, Table 1).
+ * Documentation/cc-strack.rst describes each rule and knob.
+ */
+#include "strack.h"
+#include "smartt.h"
+#include "units.h"
+
+#define SK(n, lo, hi, f, u) \
+	{ #n, (u16)__builtin_offsetof(struct strack_knobs, n), lo, hi, f, u }
+
+const struct strack_knob_desc strack_knob_descs[] = {
+	SK(mtu, SMARTT_MTU_MIN, SMARTT_MTU_MAX, false, "bytes"),
+	SK(link_mbps, 1, SMARTT_LINK_MBPS_MAX, false, "Mbit/s"),
+	SK(base_rtt, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	SK(network_rtt, SMARTT_RTT_MIN_NS, SMARTT_RTT_MAX_NS, false, "ns"),
+	SK(learn_base_rtt, 0, 1, false, "bool"),
+	SK(target_qdelay, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	SK(qhigh, SMARTT_PPM, SMARTT_FRAC_MAX, true, "fraction"),
+	SK(ewma, 1, SMARTT_PPM, true, "fraction"),
+	SK(beta, 0, SMARTT_FRAC_MAX, true, "fraction"),
+	SK(alpha, 0, SMARTT_FRAC_MAX, true, "fraction"),
+	SK(eta, 0, SMARTT_FRAC_MAX, true, "fraction"),
+	SK(gamma, 0, SMARTT_PPM, true, "fraction"),
+	SK(md_min, 0, SMARTT_PPM, true, "fraction"),
+	SK(maxwnd, SMARTT_PPM / 100, SMARTT_FRAC_MAX, true, "fraction"),
+	SK(qa_gate, 0, 32, false, "shift"),
+	SK(ref_bdp, 1, U32_MAX, false, "bytes"),
+	SK(ref_rtt, 1, SMARTT_RTT_MAX_NS, false, "ns"),
+	SK(scale_path, 0, 1, false, "bool"),
+};
+
+const unsigned int strack_knob_count = ARRAY_SIZE(strack_knob_descs);
+
+/* Table 1 on the paper's reference network (100 Gb/s, 12 us). */
+const struct strack_knobs strack_defaults = {
+	.mtu = 4096, .link_mbps = 100000, .network_rtt = 12000,
+	.learn_base_rtt = 1, .qhigh = 3000000, .ewma = 125000,
+	.beta = 5000000, .alpha = 4000000, .eta = 150000, .gamma = 800000,
+	.md_min = 500000, .maxwnd = 1500000, .qa_gate = 3, .ref_bdp = 150000,
+	.ref_rtt = 12000, .scale_path = 1,
+};
+
+static bool strack_streq(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
+/**
+ * strack_knob_find() - index of a knob in strack_knob_descs[]
+ * @name: documented name
+ *
+ * Return: the index or SMARTT_EINVAL.
+ */
+int strack_knob_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < strack_knob_count; i++)
+		if (strack_streq(name, strack_knob_descs[i].name))
+			return i;
+	return SMARTT_EINVAL;
+}
+
+/**
+ * strack_knob_get() - read a knob by index
+ * @k: knobs
+ * @i: index below strack_knob_count
+ *
+ * Return: the raw value.
+ */
+u32 strack_knob_get(const struct strack_knobs *k, unsigned int i)
+{
+	return *(const u32 *)((const u8 *)k + strack_knob_descs[i].offset);
+}
+
+/**
+ * strack_knob_set() - write a knob by index, unvalidated
+ * @k: knobs
+ * @i: index below strack_knob_count
+ * @v: raw value
+ */
+void strack_knob_set(struct strack_knobs *k, unsigned int i, u32 v)
+{
+	*(u32 *)((u8 *)k + strack_knob_descs[i].offset) = v;
+}
+
+/**
+ * strack_knobs_validate() - reject nonsense knob values
+ * @k: knobs
+ *
+ * Return: 0 or SMARTT_EINVAL; nothing is clamped.
+ */
+int strack_knobs_validate(const struct strack_knobs *k)
+{
+	unsigned int i;
+	u32 rtt0;
+
+	for (i = 0; i < strack_knob_count; i++) {
+		u32 v = strack_knob_get(k, i);
+
+		if (v < strack_knob_descs[i].min || v > strack_knob_descs[i].max)
+			return SMARTT_EINVAL;
+	}
+	if (k->base_rtt && k->base_rtt < SMARTT_RTT_MIN_NS)
+		return SMARTT_EINVAL;
+	rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
+	if (smartt_bdp_bytes(k->link_mbps, rtt0) > SMARTT_BDP_MAX ||
+	    smartt_bdp_bytes(k->link_mbps, k->network_rtt) > SMARTT_BDP_MAX)
+		return SMARTT_EINVAL;
+	return 0;
+}
+
+/**
+ * strack_params_init() - validate knobs, derive constants
+ * @p: parameters to fill
+ * @k: knobs
+ *
+ * Return: 0 or SMARTT_EINVAL.
+ */
+int strack_params_init(struct strack_params *p, const struct strack_knobs *k)
+{
+	int err = strack_knobs_validate(k);
+
+	if (err)
+		return err;
+	p->k = *k;
+	p->base_rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
+	p->target = k->target_qdelay ? k->target_qdelay : k->network_rtt;
+	/* target <= 1e9 and qhigh <= 64e6 ppm: no saturation. */
+	p->qhigh = smartt_mul_ppm(p->target, k->qhigh);
+	p->beta_fp = smartt_ppm_to_fp(k->beta);
+	p->alpha_fp = smartt_ppm_to_fp(k->alpha);
+	p->eta_fp = smartt_ppm_to_fp(k->eta);
+	return 0;
+}
+
+static u64 strack_bdp(const struct strack_params *p, u32 base_rtt)
+{
+	return max_t(u64, smartt_bdp_bytes(p->k.link_mbps, base_rtt), 1);
+}
+
+/**
+ * strack_maxwnd() - max_cwnd at a base RTT
+ * @p: parameters
+ * @base_rtt: base RTT, ns
+ *
+ * Return: maxwnd x path BDP, at least one MTU.
+ */
+u64 strack_maxwnd(const struct strack_params *p, u32 base_rtt)
+{
+	return max_t(u64, smartt_mul_ppm(strack_bdp(p, base_rtt), p->k.maxwnd),
+		     p->k.mtu);
+}
+
+/**
+ * strack_init() - start a flow
+ * @s: state
+ * @p: parameters
+ * @cwnd: initial window, bytes; 0 = max_cwnd
+ */
+void strack_init(struct strack_state *s, const struct strack_params *p, u64 cwnd)
+{
+	u64 maxwnd = strack_maxwnd(p, p->base_rtt0);
+
+	*s = (struct strack_state){ 0 };
+	s->base_rtt = p->base_rtt0;
+	s->achieved = U64_MAX;
+	s->cwnd = cwnd ? clamp_t(u64, cwnd, p->k.mtu, maxwnd) : maxwnd;
+}
+
+/* gain x bdp_sf, Q.16: gain_fp <= 2^22, BDP <= 2^34. */
+static u64 strack_scaled(const struct strack_params *p,
+			 const struct strack_state *s, u64 gain_fp)
+{
+	u64 bdp = p->k.scale_path ? strack_bdp(p, s->base_rtt) :
+		strack_bdp(p, p->k.network_rtt);
+
+	return div_u64(smartt_sat_mul(gain_fp, bdp), p->k.ref_bdp);
+}
+
+/* Algorithm 2: bytes acked per (base_rtt + target_Qdelay) window. */
+static void strack_achieved(struct strack_state *s, const struct strack_params *p,
+			    u64 now, u32 bytes)
+{
+	bool clear;
+
+	if (!s->rx_clear_ts)
+		s->rx_clear_ts = now;
+	clear = now - s->rx_clear_ts > (u64)s->base_rtt + p->target;
+	s->rx_count = smartt_sat_add(s->rx_count, bytes);
+	if (clear) {
+		s->achieved = s->rx_count;
+		s->rx_count = 0;
+		s->rx_clear_ts = now;
+	}
+}
+
+/**
+ * strack_on_ack() - Algorithm 1 lines 5-14 for one ACK
+ * @s: state
+ * @p: parameters
+ * @now: time, ns
+ * @rtt: RTT sample, ns (0 = none: the average delay is used)
+ * @ecn: the ACK echoed ECN-CE
+ * @bytes: newly acked bytes
+ *
+ * Per-packet rules of the paper (window in packets) become per-byte rules
+ * in bytes: cwnd_pkts += x / cwnd_pkts per packet is cwnd += x x mtu x
+ * bytes / cwnd.  bdp_sf = BDP / ref_bdp; delay_sf = base_rtt / ref_rtt
+ * cancels the 1 / base_rtt of alpha, leaving alpha x bdp_sf / ref_rtt.
+ *
+ * Return: STRACK_R_* bits of the rules that fired.
+ */
+u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
+		  u64 now, u32 rtt, bool ecn, u32 bytes)
+{
+	u64 delay, avg, num, t = p->target, mb = (u64)p->k.mtu * bytes;
+	u32 r = 0, w = p->k.ewma;
+	bool can_dec, shuffle;
+
+	if (rtt && p->k.learn_base_rtt && rtt < s->base_rtt)
+		s->base_rtt = rtt;
+	delay = rtt >= s->base_rtt ? rtt - s->base_rtt :
+		div_u64(s->avg_delay, 1000);
+	strack_achieved(s, p, now, bytes);
+	can_dec = now - s->last_dec > s->base_rtt;
+	shuffle = now - s->last_fair > s->base_rtt;
+	/* ps: delay x 1000 < 2^42, x ppm < 2^62 */
+	s->avg_delay = div_u64(delay * 1000 * w + s->avg_delay * (SMARTT_PPM - w),
+			       SMARTT_PPM);
+	avg = s->avg_delay;
+
+	if (!ecn && delay > p->qhigh) {
+		num = smartt_mul_fp(strack_scaled(p, s, p->beta_fp), mb);
+		s->cwnd += div64_u64(num, s->cwnd);
+		r |= STRACK_R_BETA;
+	} else if (!ecn && delay < t) {
+		num = smartt_mul_fp(strack_scaled(p, s, p->alpha_fp),
+				    smartt_sat_mul(mb, t - delay));
+		s->cwnd += div64_u64(div_u64(num, p->k.ref_rtt), s->cwnd);
+		r |= STRACK_R_ALPHA;
+	} else if (avg > t * 1000 && delay > t) {
+		if (!can_dec) {
+			r |= STRACK_R_HOLD;
+		} else if (delay > p->qhigh &&
+			   s->achieved < strack_maxwnd(p, s->base_rtt) >> p->k.qa_gate) {
+			s->cwnd = s->achieved;
+			s->last_dec = now;
+			r |= STRACK_R_ACHIEVED;
+		} else {
+			/* gamma <= 1e6, avg - t < 2^42 ps: product < 2^62 */
+			u64 cut = div64_u64((u64)p->k.gamma * (avg - t * 1000), avg);
+			u64 f = SMARTT_PPM - min_t(u64, cut, SMARTT_PPM);
+
+			s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
+			s->last_dec = now;
+			r |= STRACK_R_MD;
+		}
+	}
+	if (shuffle) {
+		s->cwnd += smartt_mul_fp(strack_scaled(p, s, p->eta_fp), p->k.mtu);
+		s->last_fair = now;
+		r |= STRACK_R_ETA;
+	}
+	if (s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		r |= STRACK_R_CLAMPED;
+	} else if (s->cwnd > strack_maxwnd(p, s->base_rtt)) {
+		s->cwnd = strack_maxwnd(p, s->base_rtt);
+		r |= STRACK_R_CLAMPED;
+	}
+	return r;
+}
