@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Packet generator and receiver for testing smartt-fabric.
+
+send: builds complete Ethernet frames (AF_PACKET) so that every field the
+fabric looks at is under control: smartt header, IPv6 flow label or IPv4
+UDP source port, ECN bits, packet size, and checksums (computed here).
+recv: a plain UDP socket, so the kernel validates lengths and checksums of
+what it delivers; reports per-packet ECN, hop limit and smartt header.
+
+  pktgen.py send --dev eth0 --dmac MAC --src IP --dst IP [--count N]
+                 [--size FRAME] [--pps N] [--ect] [--flows N] [--type data]
+                 [--proto smartt|udp] [--dport N]
+  pktgen.py recv --bind IP [--port N] [--count N] [--idle S] [--packets]
+"""
+import argparse
+import ipaddress
+import json
+import socket
+import struct
+import sys
+import time
+
+SMARTT_MAGIC = 0x5374
+HDR_FMT = "!HBBHBBIIQHHIQQQQ"
+HDR_LEN = struct.calcsize(HDR_FMT)
+assert HDR_LEN == 64
+TYPES = {"data": 1, "ack": 2, "nack": 3, "probe": 4, "probe_ack": 5, "ctrl": 6}
+IP_TTL, IP_RECVTTL = 2, 12
+IPV6_RECVHOPLIMIT, IPV6_HOPLIMIT = 51, 52
+IPV6_RECVTCLASS, IPV6_TCLASS = 66, 67
+F_TRIMMED, F_LAST_HOP, F_TX_TS, F_RX_TS = 0x1, 0x2, 0x20, 0x40
+
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    s = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def mac(s):
+    return bytes(int(x, 16) for x in s.split(":"))
+
+
+def build(a, psn, flow):
+    src, dst = ipaddress.ip_address(a.src), ipaddress.ip_address(a.dst)
+    v6 = src.version == 6
+    l3 = 40 if v6 else 20
+    l4 = a.size - 14 - l3
+    if l4 < 8 + (HDR_LEN if a.proto == "smartt" else 0):
+        raise SystemExit("size %d too small" % a.size)
+    if a.proto == "smartt":
+        plen = l4 - 8 - HDR_LEN
+        hdr = struct.pack(HDR_FMT, SMARTT_MAGIC, 1, TYPES[a.type], 0, 0, 8,
+                          flow, 1, psn, plen, 0, 0, 0, 0, 0, 0)
+        payload = hdr + (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen]
+    else:
+        payload = (struct.pack("!Q", psn) * (l4 // 8 + 1))[:l4 - 8]
+    sport = a.sport + (flow % a.flows if not v6 else 0)
+    udp = struct.pack("!HHHH", sport, a.dport, l4, 0) + payload
+    ecn = 2 if a.ect else 0
+    if v6:
+        label = (a.label_base + flow % a.flows) & 0xfffff
+        pseudo = src.packed + dst.packed + struct.pack("!IxxxB", l4, 17)
+        c = csum(pseudo + udp) or 0xffff
+        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!IHBB", (6 << 28) | (ecn << 20) | label, l4, 17, 64) + src.packed + dst.packed
+        et = 0x86DD
+    else:
+        pseudo = src.packed + dst.packed + struct.pack("!xBH", 17, l4)
+        c = csum(pseudo + udp) or 0xffff
+        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!BBHHHBBH", 0x45, ecn, l3 + l4, psn & 0xffff, 0x4000, 64, 17, 0) + src.packed + dst.packed
+        ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
+        et = 0x0800
+    return mac(a.dmac) + a.smac + struct.pack("!H", et) + ip + udp
+
+
+def send(a):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((a.dev, 0))
+    a.smac = s.getsockname()[4]
+    t0 = time.monotonic()
+    sent = 0
+    for i in range(a.count):
+        f = build(a, i, i)
+        if a.pps:
+            target = t0 + i / a.pps
+            while True:
+                d = target - time.monotonic()
+                if d <= 0:
+                    break
+                if d > 0.0005:
+                    time.sleep(d - 0.0003)
+        try:
+            s.send(f)
+            sent += 1
+        except BlockingIOError:
+            pass
+        except OSError as e:
+            if e.errno != 105:  # ENOBUFS: the qdisc is full, count as not sent
+                raise
+    dt = time.monotonic() - t0
+    print(json.dumps({"sent": sent, "seconds": dt}))
+
+
+def recv(a):
+    addr = ipaddress.ip_address(a.bind)
+    fam = socket.AF_INET6 if addr.version == 6 else socket.AF_INET
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+    if fam == socket.AF_INET:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1)
+        s.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
+    else:
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RECVTCLASS, 1)
+        s.setsockopt(socket.IPPROTO_IPV6, IPV6_RECVHOPLIMIT, 1)
+    s.bind((a.bind, a.port))
+    if a.ready:
+        open(a.ready, "w").close()
+    pkts = []
+    s.settimeout(a.start_timeout)
+    n = ce = ect = trimmed = 0
+    nbytes = 0
+    first = last = None
+    while n < a.count:
+        try:
+            data, anc, _, _ = s.recvmsg(65536, 256)
+        except socket.timeout:
+            break
+        now = time.monotonic()
+        s.settimeout(a.idle)
+        first = first or now
+        last = now
+        tos = ttl = None
+        for lvl, typ, val in anc:
+            if (lvl, typ) in ((socket.IPPROTO_IP, socket.IP_TOS), (socket.IPPROTO_IPV6, IPV6_TCLASS)):
+                tos = val[0] if len(val) == 1 else struct.unpack("i", val[:4])[0]
+            elif (lvl, typ) in ((socket.IPPROTO_IP, IP_TTL), (socket.IPPROTO_IPV6, IPV6_HOPLIMIT)):
+                ttl = struct.unpack("i", val[:4])[0] if len(val) >= 4 else val[0]
+        n += 1
+        nbytes += len(data)
+        e = (tos or 0) & 3
+        ce += e == 3
+        ect += e in (1, 2, 3)
+        rec = {"len": len(data), "ecn": e, "ttl": ttl, "t": now}
+        if len(data) >= HDR_LEN:
+            f = struct.unpack(HDR_FMT, data[:HDR_LEN])
+            if f[0] == SMARTT_MAGIC:
+                rec.update({"type": f[2], "flags": f[3], "trim_ttl": f[4], "entropy": f[6],
+                            "psn": f[8], "payload_len": f[9], "tx_ts": f[12], "rx_ts": f[13],
+                            "dscp": (tos or 0) >> 2})
+                trimmed += bool(f[3] & F_TRIMMED)
+            elif len(data) >= 8:
+                rec["psn"] = struct.unpack("!Q", data[:8])[0]
+        if a.packets:
+            pkts.append(rec)
+    out = {"received": n, "bytes": nbytes, "ce": ce, "ect": ect, "trimmed": trimmed,
+           "seconds": (last - first) if first else 0}
+    if a.packets:
+        out["packets"] = pkts
+    print(json.dumps(out))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("send")
+    s.add_argument("--dev", required=True)
+    s.add_argument("--dmac", required=True)
+    s.add_argument("--src", required=True)
+    s.add_argument("--dst", required=True)
+    s.add_argument("--count", type=int, default=1000)
+    s.add_argument("--size", type=int, default=1500, help="frame bytes incl. Ethernet")
+    s.add_argument("--pps", type=float, default=0, help="0 = as fast as possible")
+    s.add_argument("--ect", action="store_true")
+    s.add_argument("--flows", type=int, default=1, help="distinct flow labels (v6) / source ports (v4)")
+    s.add_argument("--label-base", type=int, default=0x100)
+    s.add_argument("--sport", type=int, default=20000)
+    s.add_argument("--dport", type=int, default=4793)
+    s.add_argument("--type", choices=sorted(TYPES), default="data")
+    s.add_argument("--proto", choices=("smartt", "udp"), default="smartt")
+    r = sub.add_parser("recv")
+    r.add_argument("--bind", required=True)
+    r.add_argument("--port", type=int, default=4793)
+    r.add_argument("--count", type=int, default=10**9)
+    r.add_argument("--idle", type=float, default=1.0)
+    r.add_argument("--start-timeout", type=float, default=10.0)
+    r.add_argument("--packets", action="store_true")
+    r.add_argument("--ready", help="touch this file once bound")
+    a = ap.parse_args()
+    if a.cmd == "send":
+        if a.flows < 1:
+            raise SystemExit("--flows must be >= 1")
+        send(a)
+    else:
+        recv(a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
