@@ -53,7 +53,7 @@ const struct smartt_knob_desc smartt_knob_descs[] = {
 	FRACK(fast_k, 0),
 	KNOB(fast_delay, 0, SMARTT_RTT_MAX_NS, false, "ns"),
 	BOOLK(fast_inc),
-	BOOLK(wtd),
+	BOOLK(wtd_enable),
 	KNOB(wtd_alpha, 1, SMARTT_PPM, true, "fraction"),
 	KNOB(wtd_threshold, 0, SMARTT_PPM, true, "fraction"),
 	BOOLK(qa),
@@ -87,7 +87,7 @@ const struct smartt_knobs smartt_profiles[SMARTT_PROFILE_COUNT] = {
 		SMARTT_COMMON,
 		.rules = SMARTT_RULES_2024, .mtu = 4096,
 		.maxwnd = 1250000, .md = 2000000, .fd = 800000,
-		.fi = 250000, .fast_k = 2000000, .wtd = 1,
+		.fi = 250000, .fast_k = 2000000, .wtd_enable = 1,
 		.qa_scaling = 800000, .qa_on_timeout = 1,
 		.qa_delay_mode = SMARTT_QA_DELAY_NEVER, .qa_gate_cwnd = 1,
 		.delay_ewma = 125000,
@@ -518,7 +518,7 @@ static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p
 	/* Wait-to-Decrease: ECN average in ppm, w x 10^6 + (10^6 - w) x avg. */
 	s->wtd = (u32)div_u64((e->ecn ? (u64)w * SMARTT_PPM : 0) +
 			      (u64)s->wtd * (SMARTT_PPM - w), SMARTT_PPM);
-	can_dec = !p->k.wtd || s->wtd >= p->k.wtd_threshold;
+	can_dec = !p->k.wtd_enable || s->wtd >= p->k.wtd_threshold;
 	if (smartt_quick_adapt(s, p, e, false, delay))
 		return SMARTT_R_QA | smartt_bound(s, p);
 	if (smartt_fast_increase(s, p, e, delay))

@@ -96,7 +96,7 @@ enum smartt_qa_delay_mode {
  * @fast_delay: queuing delay below which "rtt ~ brtt", ns (1000);
  *	2024/smartt use <=, nscc uses <
  * @fast_inc: 1 = FastIncrease on
- * @wtd: 1 = Wait-to-Decrease gates the 2024 decreases
+ * @wtd_enable: 1 = Wait-to-Decrease gates the 2024 decreases
  * @wtd_alpha: WTD EWMA weight of each ACK's ECN bit (0.05)
  * @wtd_threshold: decreases allowed once the ECN average reaches this (0.25)
  * @qa: 1 = QuickAdapt on
@@ -140,7 +140,7 @@ struct smartt_knobs {
 	u32 fast_k;
 	u32 fast_delay;
 	u32 fast_inc;
-	u32 wtd;
+	u32 wtd_enable;
 	u32 wtd_alpha;
 	u32 wtd_threshold;
 	u32 qa;

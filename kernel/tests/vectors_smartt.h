@@ -124,7 +124,7 @@ static const struct smartt_vec smartt_vectors[] = {
 	 * At rtt = trtt (18000) the ACK is a fair-decrease case; fd = 0 here.
 	 */
 	{ "2024_md_constant", SMARTT_PROFILE_2024,
-	  { { "fd", 0 }, { "wtd", 0 } }, 100000, 0, 0, 3, {
+	  { { "fd", 0 }, { "wtd_enable", 0 } }, 100000, 0, 0, 3, {
 		A(1000, 36000, 4096, 0, 1, 95904, SMARTT_R_MD),
 		A(2000, 27000, 4096, 0, 1, 93174, SMARTT_R_MD),
 		A(3000, 18000, 4096, 0, 1, 93174, SMARTT_R_FD),

@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt-replay: drive an algorithm core of kernel/algo/ with an event trace
+ * and print one CSV row per event.  See userspace/man/smartt-replay.1.
+ *
+ * The trace parser and the driver are in this file; main() is left out when
+ * REPLAY_NO_MAIN is defined so that the fuzzer (selftests/unit) can link the
+ * very same code.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "algo/smartt.h"
+#include "algo/strack.h"
+#include "algo/lb.h"
+#include "algo/units.h"
+
+#define REPLAY_ALGO_STRACK	SMARTT_PROFILE_COUNT
+#define REPLAY_MAX_SETS		128
+
+struct replay {
+	int algo;		/* smartt profile id, or REPLAY_ALGO_STRACK */
+	struct smartt_knobs sk;
+	struct smartt_params sp;
+	struct smartt_state ss;
+	struct strack_knobs tk;
+	struct strack_params tp;
+	struct strack_state ts;
+	struct smartt_lb_knobs lk;
+	struct smartt_lb lb;
+	bool lb_bdp_set;
+	u64 cwnd0;
+	u64 in_flight;
+	bool in_flight_set;
+	u64 avg_delay_ns;
+	u32 wtd;
+	u64 i;
+	u64 last_t;
+	FILE *out;
+	char err[256];
+};
+
+static int replay_fail(struct replay *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(r->err, sizeof(r->err), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Decimal unsigned integer, whole string, no sign, no overflow. */
+static int parse_u64(const char *s, u64 *v)
+{
+	u64 x = 0;
+
+	if (!*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (x > (U64_MAX - (u64)(*s - '0')) / 10)
+			return -1;
+		x = x * 10 + (u64)(*s - '0');
+	}
+	*v = x;
+	return 0;
+}
+
+/* Decimal fraction to ppm: "0.0125" -> 12500; at most 6 decimals, exact. */
+static int parse_ppm(const char *s, u64 *v)
+{
+	char ip[32];
+	const char *dot = strchr(s, '.');
+	u64 i, f = 0;
+	size_t n;
+	int d = 0;
+
+	if (!dot)
+		return parse_u64(s, &i) || i > U64_MAX / SMARTT_PPM ? -1 :
+		       (*v = i * SMARTT_PPM, 0);
+	n = (size_t)(dot - s);
+	if (n == 0 || n >= sizeof(ip))
+		return -1;
+	memcpy(ip, s, n);
+	ip[n] = 0;
+	if (parse_u64(ip, &i) || i > U32_MAX)
+		return -1;
+	for (dot++; *dot; dot++, d++) {
+		if (*dot < '0' || *dot > '9' || d >= 6)
+			return -1;
+		f = f * 10 + (u64)(*dot - '0');
+	}
+	if (!d)
+		return -1;
+	for (; d < 6; d++)
+		f *= 10;
+	*v = i * SMARTT_PPM + f;
+	return 0;
+}
+
+static int replay_set_knob(struct replay *r, const char *key, const char *val)
+{
+	const struct smartt_knob_desc *d = NULL;
+	u64 v;
+	int idx;
+
+	if (r->algo == REPLAY_ALGO_STRACK) {
+		idx = strack_knob_find(key);
+		if (idx >= 0) {
+			const struct strack_knob_desc *t = &strack_knob_descs[idx];
+
+			if ((t->frac ? parse_ppm(val, &v) : parse_u64(val, &v)) ||
+			    v < t->min || v > t->max)
+				return replay_fail(r, "--set %s=%s: want %s in [%u, %u]%s",
+						   key, val, t->unit, t->min, t->max,
+						   t->frac ? " millionths" : "");
+			strack_knob_set(&r->tk, idx, (u32)v);
+			return 0;
+		}
+	} else {
+		idx = smartt_knob_find(key);
+		if (idx >= 0)
+			d = &smartt_knob_descs[idx];
+	}
+	if (!d) {
+		idx = smartt_lb_knob_find(key);
+		if (idx >= 0) {
+			d = &smartt_lb_knob_descs[idx];
+			if (parse_u64(val, &v) || v < d->min || v > d->max)
+				return replay_fail(r, "--set %s=%s: want %s in [%u, %u]",
+						   key, val, d->unit, d->min, d->max);
+			smartt_lb_knob_set(&r->lk, idx, (u32)v);
+			if (!strcmp(key, "lb_bdp"))
+				r->lb_bdp_set = true;
+			return 0;
+		}
+	}
+	if (d) {
+		if ((d->frac ? parse_ppm(val, &v) : parse_u64(val, &v)) ||
+		    v < d->min || v > d->max) {
+			if (d->frac)
+				return replay_fail(r, "--set %s=%s: want a decimal fraction in [%u.%06u, %u.%06u]",
+						   key, val, d->min / SMARTT_PPM,
+						   d->min % SMARTT_PPM, d->max / SMARTT_PPM,
+						   d->max % SMARTT_PPM);
+			return replay_fail(r, "--set %s=%s: want %s in [%u, %u]",
+					   key, val, d->unit, d->min, d->max);
+		}
+		smartt_knob_set(&r->sk, idx, (u32)v);
+		return 0;
+	}
+	if (!strcmp(key, "cwnd") || !strcmp(key, "in_flight") ||
+	    !strcmp(key, "avg_delay")) {
+		if (parse_u64(val, &v) || (key[0] == 'a' && v > U32_MAX))
+			return replay_fail(r, "--set %s=%s: want bytes/ns", key, val);
+		if (key[0] == 'c')
+			r->cwnd0 = v;
+		else if (key[0] == 'i')
+			r->in_flight = v, r->in_flight_set = true;
+		else
+			r->avg_delay_ns = v;
+		return 0;
+	}
+	if (!strcmp(key, "wtd") && r->algo != REPLAY_ALGO_STRACK) {
+		if (parse_ppm(val, &v) || v > SMARTT_PPM)
+			return replay_fail(r, "--set wtd=%s: want a fraction in [0, 1]", val);
+		r->wtd = (u32)v;
+		return 0;
+	}
+	return replay_fail(r, "--set %s: not a knob of %s", key,
+			   r->algo == REPLAY_ALGO_STRACK ? "strack" :
+			   smartt_profile_names[r->algo]);
+}
+
+/**
+ * replay_init() - defaults of an algorithm and a selector
+ * @r: replayer
+ * @algo: "smartt-2024", "smartt", "nscc" or "strack"
+ * @lb: selector name, or NULL for the algorithm's default
+ * @out: where the CSV goes
+ *
+ * Return: 0, or -1 with r->err set.
+ */
+int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
+{
+	int a, l;
+
+	memset(r, 0, sizeof(*r));
+	r->out = out;
+	if (!strcmp(algo, "strack")) {
+		a = REPLAY_ALGO_STRACK;
+	} else {
+		a = smartt_profile_by_name(algo);
+		if (a < 0)
+			return replay_fail(r, "--algo %s: want smartt-2024, smartt, nscc or strack",
+					   algo);
+	}
+	r->algo = a;
+	r->tk = strack_defaults;
+	if (a != REPLAY_ALGO_STRACK)
+		r->sk = smartt_profiles[a];
+	r->lk = smartt_lb_defaults;
+	if (lb) {
+		l = smartt_lb_by_name(lb);
+		if (l < 0)
+			return replay_fail(r, "--lb %s: want reps, reps-single, strack-bitmap, oblivious or ecmp",
+					   lb);
+	} else {
+		l = a == REPLAY_ALGO_STRACK ? SMARTT_LB_BITMAP :
+		    a == SMARTT_PROFILE_2024 ? SMARTT_LB_REPS_SINGLE : SMARTT_LB_REPS;
+	}
+	r->lk.kind = (u32)l;
+	return 0;
+}
+
+/**
+ * replay_set() - apply one --set KEY=VALUE
+ * @r: replayer
+ * @kv: "KEY=VALUE"
+ *
+ * Return: 0, or -1 with r->err set.
+ */
+int replay_set(struct replay *r, const char *kv)
+{
+	char key[64];
+	const char *eq = strchr(kv, '=');
+	size_t n;
+
+	if (!eq || eq == kv || (n = (size_t)(eq - kv)) >= sizeof(key))
+		return replay_fail(r, "--set %s: want KEY=VALUE", kv);
+	memcpy(key, kv, n);
+	key[n] = 0;
+	return replay_set_knob(r, key, eq + 1);
+}
+
+static void replay_header(struct replay *r)
+{
+	if (r->algo == REPLAY_ALGO_STRACK)
+		fprintf(r->out, "i,event,t,cwnd,in_flight,ev,rules,base_rtt,avg_delay,achieved\n");
+	else
+		fprintf(r->out,
+			"i,event,t,cwnd,in_flight,ev,rules,base_rtt,avg_delay,bytes_to_ignore,bytes_ignored,wtd\n");
+}
+
+/**
+ * replay_start() - validate knobs and state, start the flow, print the header
+ * @r: replayer
+ *
+ * Return: 0, or -1 with r->err set.
+ */
+int replay_start(struct replay *r)
+{
+	u64 maxwnd, mtu, bdp;
+
+	if (r->algo == REPLAY_ALGO_STRACK) {
+		if (strack_params_init(&r->tp, &r->tk))
+			return replay_fail(r, "strack knobs rejected (see --help for ranges)");
+		maxwnd = strack_maxwnd(&r->tp, r->tp.base_rtt0);
+		mtu = r->tk.mtu;
+		bdp = smartt_bdp_bytes(r->tk.link_mbps, r->tp.base_rtt0);
+	} else {
+		if (smartt_params_init(&r->sp, &r->sk))
+			return replay_fail(r, "%s knobs rejected (see --help for ranges)",
+					   smartt_profile_names[r->algo]);
+		maxwnd = smartt_maxwnd(&r->sp, r->sp.base_rtt0);
+		mtu = r->sk.mtu;
+		bdp = smartt_bdp_bytes(r->sk.link_mbps, r->sp.base_rtt0);
+	}
+	if (r->cwnd0 && (r->cwnd0 < mtu || r->cwnd0 > maxwnd))
+		return replay_fail(r, "--set cwnd=%llu: outside [mtu %llu, maxwnd %llu]",
+				   (unsigned long long)r->cwnd0,
+				   (unsigned long long)mtu, (unsigned long long)maxwnd);
+	if (!r->lb_bdp_set)
+		r->lk.bdp = (u32)min_t(u64, bdp, U32_MAX);
+	if (smartt_lb_init(&r->lb, &r->lk))
+		return replay_fail(r, "path selector knobs rejected");
+	if (r->algo == REPLAY_ALGO_STRACK) {
+		strack_init(&r->ts, &r->tp, r->cwnd0);
+		r->ts.avg_delay = r->avg_delay_ns * 1000;
+	} else {
+		smartt_init(&r->ss, &r->sp, r->cwnd0);
+		r->ss.avg_delay = r->avg_delay_ns * 1000;
+		r->ss.wtd = r->wtd;
+	}
+	if (!r->in_flight_set)
+		r->in_flight = r->algo == REPLAY_ALGO_STRACK ? r->ts.cwnd : r->ss.cwnd;
+	replay_header(r);
+	return 0;
+}
+
+static const char *const smartt_rule_names[] = {
+	"IGNORED", "QA", "FAST_INC", "FD", "MD", "FI", "PI", "NOOP", "WTD_HOLD",
+	"ADJUST", "ETA", "LOSS_DEC", "CLAMPED", "MD_HELD",
+};
+
+static const char *const strack_rule_names[] = {
+	"BETA", "ALPHA", "ACHIEVED", "MD", "HOLD", "ETA", "CLAMPED",
+};
+
+static void replay_rules(FILE *out, u32 rules, const char *const *names,
+			 unsigned int n)
+{
+	unsigned int b;
+	bool first = true;
+
+	for (b = 0; b < n; b++) {
+		if (!(rules & (1U << b)))
+			continue;
+		fprintf(out, "%s%s", first ? "" : "|", names[b]);
+		first = false;
+	}
+}
+
+enum { EV_ACK, EV_NACK, EV_TIMEOUT, EV_SEND };
+static const char *const ev_names[] = { "ack", "nack", "timeout", "send" };
+
+/* key=value fields of one line; a bit per key says it was given. */
+enum { F_T, F_RTT, F_ECN, F_BYTES, F_EV, F_LAST_HOP, F_COUNT };
+static const char *const field_names[F_COUNT] = {
+	"t", "rtt", "ecn", "bytes", "ev", "last_hop",
+};
+
+/* Fields each event requires, and allows. */
+static const u32 ev_required[] = {
+	[EV_ACK] = 1 << F_T | 1 << F_RTT | 1 << F_ECN | 1 << F_BYTES,
+	[EV_NACK] = 1 << F_T | 1 << F_RTT | 1 << F_BYTES,
+	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES,
+	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
+};
+
+static const u32 ev_allowed[] = {
+	[EV_ACK] = 1 << F_T | 1 << F_RTT | 1 << F_ECN | 1 << F_BYTES | 1 << F_EV,
+	[EV_NACK] = 1 << F_T | 1 << F_RTT | 1 << F_BYTES | 1 << F_EV | 1 << F_LAST_HOP,
+	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
+	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
+};
+
+static u32 replay_paths(const struct replay *r)
+{
+	return r->lk.kind == SMARTT_LB_BITMAP ? r->lk.max_paths : r->lk.reps.paths;
+}
+
+/**
+ * replay_line() - parse and apply one trace line
+ * @r: replayer (started)
+ * @line: the line, modified in place (tokenised)
+ * @lineno: its number, for messages
+ *
+ * Return: 0, or -1 with r->err naming the line.
+ */
+int replay_line(struct replay *r, char *line, unsigned long lineno)
+{
+	u64 f[F_COUNT] = { 0 };
+	u32 given = 0, rules = 0, ev_out = 0;
+	char *tok, *save = NULL, *hash;
+	bool have_ev_out = false;
+	u64 cwnd;
+	int ev, i;
+
+	hash = strchr(line, '#');
+	if (hash)
+		*hash = 0;
+	tok = strtok_r(line, " \t\r\n", &save);
+	if (!tok)
+		return 0;
+	for (ev = 0; ev <= EV_SEND; ev++)
+		if (!strcmp(tok, ev_names[ev]))
+			break;
+	if (ev > EV_SEND)
+		return replay_fail(r, "line %lu: unknown event '%s'", lineno, tok);
+	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			return replay_fail(r, "line %lu: '%s' is not key=value", lineno, tok);
+		*eq = 0;
+		for (i = 0; i < F_COUNT; i++)
+			if (!strcmp(tok, field_names[i]))
+				break;
+		if (i == F_COUNT || !(ev_allowed[ev] & (1U << i)))
+			return replay_fail(r, "line %lu: '%s' is not a field of %s",
+					   lineno, tok, ev_names[ev]);
+		if (given & (1U << i))
+			return replay_fail(r, "line %lu: %s given twice", lineno, tok);
+		if (parse_u64(eq + 1, &f[i]))
+			return replay_fail(r, "line %lu: %s=%s is not an unsigned integer",
+					   lineno, tok, eq + 1);
+		given |= 1U << i;
+	}
+	if ((given & ev_required[ev]) != ev_required[ev]) {
+		for (i = 0; i < F_COUNT; i++)
+			if ((ev_required[ev] & ~given) & (1U << i))
+				break;
+		return replay_fail(r, "line %lu: %s needs %s=", lineno, ev_names[ev],
+				   field_names[i]);
+	}
+	if (f[F_T] < r->last_t)
+		return replay_fail(r, "line %lu: t=%llu goes back in time (last %llu)",
+				   lineno, (unsigned long long)f[F_T],
+				   (unsigned long long)r->last_t);
+	if (f[F_RTT] > U32_MAX || f[F_BYTES] > U32_MAX)
+		return replay_fail(r, "line %lu: rtt and bytes must fit 32 bits", lineno);
+	if (f[F_ECN] > 1 || f[F_LAST_HOP] > 1)
+		return replay_fail(r, "line %lu: ecn and last_hop are 0 or 1", lineno);
+	if ((given & (1U << F_EV)) && f[F_EV] >= replay_paths(r))
+		return replay_fail(r, "line %lu: ev=%llu is not below paths=%u", lineno,
+				   (unsigned long long)f[F_EV], replay_paths(r));
+	if (ev != EV_SEND && f[F_BYTES] > r->in_flight)
+		return replay_fail(r, "line %lu: bytes=%llu but only %llu in flight",
+				   lineno, (unsigned long long)f[F_BYTES],
+				   (unsigned long long)r->in_flight);
+	r->last_t = f[F_T];
+
+	if (ev == EV_SEND) {
+		cwnd = r->algo == REPLAY_ALGO_STRACK ? r->ts.cwnd : r->ss.cwnd;
+		r->in_flight = smartt_sat_add(r->in_flight, f[F_BYTES]);
+		ev_out = smartt_lb_next(&r->lb, cwnd / (r->algo == REPLAY_ALGO_STRACK ?
+					r->tk.mtu : r->sk.mtu), (u32)f[F_BYTES]);
+		have_ev_out = true;
+	} else {
+		struct smartt_event e;
+		enum smartt_path_fb fb;
+
+		r->in_flight -= f[F_BYTES];
+		e = (struct smartt_event){
+			.now = f[F_T], .rtt = (u32)f[F_RTT], .bytes = (u32)f[F_BYTES],
+			.in_flight = r->in_flight, .ecn = f[F_ECN],
+		};
+		if (r->algo == REPLAY_ALGO_STRACK) {
+			if (ev == EV_ACK)
+				rules = strack_on_ack(&r->ts, &r->tp, e.now, e.rtt, e.ecn,
+						      e.bytes);
+		} else if (ev == EV_ACK) {
+			rules = smartt_on_ack(&r->ss, &r->sp, &e);
+		} else if (ev == EV_NACK) {
+			rules = smartt_on_nack(&r->ss, &r->sp, &e);
+		} else {
+			rules = smartt_on_timeout(&r->ss, &r->sp, &e);
+		}
+		if (ev == EV_ACK)
+			fb = f[F_ECN] ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
+		else if (ev == EV_NACK)
+			fb = f[F_LAST_HOP] ? SMARTT_FB_GOOD : SMARTT_FB_NACK;
+		else
+			fb = SMARTT_FB_TIMEOUT;
+		/* a timeout without ev= blames entropy 0, like the reference */
+		if ((given & (1U << F_EV)) || ev == EV_TIMEOUT)
+			smartt_lb_feedback(&r->lb, f[F_T], (u32)f[F_EV], fb);
+	}
+
+	fprintf(r->out, "%llu,%s,%llu,", (unsigned long long)r->i++, ev_names[ev],
+		(unsigned long long)f[F_T]);
+	if (r->algo == REPLAY_ALGO_STRACK) {
+		fprintf(r->out, "%llu,%llu,", (unsigned long long)r->ts.cwnd,
+			(unsigned long long)r->in_flight);
+		if (have_ev_out)
+			fprintf(r->out, "%u", ev_out);
+		fputc(',', r->out);
+		replay_rules(r->out, rules, strack_rule_names,
+			     ARRAY_SIZE(strack_rule_names));
+		fprintf(r->out, ",%u,%llu.%03llu,", r->ts.base_rtt,
+			(unsigned long long)(r->ts.avg_delay / 1000),
+			(unsigned long long)(r->ts.avg_delay % 1000));
+		if (r->ts.achieved != U64_MAX)
+			fprintf(r->out, "%llu", (unsigned long long)r->ts.achieved);
+		fputc('\n', r->out);
+	} else {
+		fprintf(r->out, "%llu,%llu,", (unsigned long long)r->ss.cwnd,
+			(unsigned long long)r->in_flight);
+		if (have_ev_out)
+			fprintf(r->out, "%u", ev_out);
+		fputc(',', r->out);
+		replay_rules(r->out, rules, smartt_rule_names,
+			     ARRAY_SIZE(smartt_rule_names));
+		fprintf(r->out, ",%u,%llu.%03llu,%llu,%llu,%u.%06u\n", r->ss.base_rtt,
+			(unsigned long long)(r->ss.avg_delay / 1000),
+			(unsigned long long)(r->ss.avg_delay % 1000),
+			(unsigned long long)r->ss.bytes_to_ignore,
+			(unsigned long long)r->ss.bytes_ignored,
+			r->ss.wtd / SMARTT_PPM, r->ss.wtd % SMARTT_PPM);
+	}
+	return 0;
+}
+
+#ifndef REPLAY_NO_MAIN
+
+static void print_knob(const char *name, u32 v, bool frac, const char *unit)
+{
+	if (frac)
+		printf("  %-16s %u.%06u %s\n", name, v / SMARTT_PPM, v % SMARTT_PPM, unit);
+	else
+		printf("  %-16s %u %s\n", name, v, unit);
+}
+
+static void usage(FILE *o)
+{
+	fprintf(o,
+		"usage: smartt-replay --algo {smartt-2024|smartt|nscc|strack}\n"
+		"                     [--lb {reps|reps-single|strack-bitmap|oblivious|ecmp}]\n"
+		"                     [--set KEY=VALUE]... [TRACE|-]\n"
+		"       smartt-replay --help [--algo ALGO]   (knobs and their defaults)\n");
+}
+
+static void help(const char *algo)
+{
+	unsigned int i;
+	int a = algo ? smartt_profile_by_name(algo) : SMARTT_PROFILE_SMARTT;
+
+	usage(stdout);
+	printf("\ntrace lines:\n"
+	       "  ack     t=<ns> rtt=<ns> ecn=<0|1> bytes=<newly acked> [ev=<entropy>]\n"
+	       "  nack    t=<ns> rtt=<ns> bytes=<packet> [ev=<entropy>] [last_hop=<0|1>]\n"
+	       "  timeout t=<ns> bytes=<packet> [ev=<entropy>]\n"
+	       "  send    t=<ns> bytes=<packet>\n");
+	printf("\nstate: cwnd (bytes, 0 = maxwnd), in_flight (bytes, default cwnd),\n"
+	       "       avg_delay (ns), wtd (fraction; smartt profiles)\n");
+	if (algo && !strcmp(algo, "strack")) {
+		printf("\nstrack knobs (defaults):\n");
+		for (i = 0; i < strack_knob_count; i++)
+			print_knob(strack_knob_descs[i].name,
+				   strack_knob_get(&strack_defaults, i),
+				   strack_knob_descs[i].frac, strack_knob_descs[i].unit);
+	} else {
+		if (a < 0)
+			a = SMARTT_PROFILE_SMARTT;
+		printf("\n%s knobs (defaults):\n", smartt_profile_names[a]);
+		for (i = 0; i < smartt_knob_count; i++)
+			print_knob(smartt_knob_descs[i].name,
+				   smartt_knob_get(&smartt_profiles[a], i),
+				   smartt_knob_descs[i].frac, smartt_knob_descs[i].unit);
+	}
+	printf("\npath selector knobs (defaults; lb_bdp defaults to the flow's BDP):\n");
+	for (i = 0; i < smartt_lb_knob_count; i++)
+		print_knob(smartt_lb_knob_descs[i].name,
+			   smartt_lb_knob_get(&smartt_lb_defaults, i), false,
+			   smartt_lb_knob_descs[i].unit);
+}
+
+int main(int argc, char **argv)
+{
+	const char *algo = NULL, *lb = NULL, *path = NULL, *sets[REPLAY_MAX_SETS];
+	static struct replay r;
+	unsigned long lineno = 0;
+	int nsets = 0, i, want_help = 0;
+	char line[4096];
+	FILE *in;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			want_help = 1;
+		} else if (!strcmp(argv[i], "--algo") && i + 1 < argc) {
+			algo = argv[++i];
+		} else if (!strcmp(argv[i], "--lb") && i + 1 < argc) {
+			lb = argv[++i];
+		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
+			if (nsets == REPLAY_MAX_SETS) {
+				fprintf(stderr, "smartt-replay: too many --set\n");
+				return 2;
+			}
+			sets[nsets++] = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "smartt-replay: unknown or incomplete option %s\n",
+				argv[i]);
+			usage(stderr);
+			return 2;
+		} else if (!path) {
+			path = argv[i];
+		} else {
+			fprintf(stderr, "smartt-replay: more than one trace given\n");
+			return 2;
+		}
+	}
+	if (want_help) {
+		help(algo);
+		return 0;
+	}
+	if (!algo) {
+		usage(stderr);
+		return 2;
+	}
+	if (replay_init(&r, algo, lb, stdout)) {
+		fprintf(stderr, "smartt-replay: %s\n", r.err);
+		return 2;
+	}
+	for (i = 0; i < nsets; i++)
+		if (replay_set(&r, sets[i])) {
+			fprintf(stderr, "smartt-replay: %s\n", r.err);
+			return 2;
+		}
+	if (!path || !strcmp(path, "-")) {
+		in = stdin;
+	} else {
+		in = fopen(path, "r");
+		if (!in) {
+			fprintf(stderr, "smartt-replay: %s: %s\n", path, strerror(errno));
+			return 2;
+		}
+	}
+	if (replay_start(&r)) {
+		fprintf(stderr, "smartt-replay: %s\n", r.err);
+		return 2;
+	}
+	while (fgets(line, sizeof(line), in)) {
+		lineno++;
+		if (!strchr(line, '\n') && !feof(in)) {
+			fprintf(stderr, "smartt-replay: line %lu: longer than %zu bytes\n",
+				lineno, sizeof(line) - 2);
+			return 1;
+		}
+		if (replay_line(&r, line, lineno)) {
+			fprintf(stderr, "smartt-replay: %s\n", r.err);
+			return 1;
+		}
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "smartt-replay: read error\n");
+		return 1;
+	}
+	return 0;
+}
+
+#endif /* REPLAY_NO_MAIN */
