@@ -104,7 +104,7 @@ def send(a):
             if e.errno != 105:  # ENOBUFS: the qdisc is full, count as not sent
                 raise
     dt = time.monotonic() - t0
-    print(json.dumps({"sent": sent, "seconds": dt}))
+    print(json.dumps({"sent": sent, "seconds": dt, "t0": t0}))
 
 
 def recv(a):
