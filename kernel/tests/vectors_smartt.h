@@ -27,6 +27,8 @@
 #ifndef SMARTT_VECTORS_SMARTT_H
 #define SMARTT_VECTORS_SMARTT_H
 
+#include "vectors_common.h"
+
 enum { SV_ACK = 0, SV_NACK = 1, SV_TIMEOUT = 2 };
 
 struct smartt_vec_step {
@@ -366,6 +368,60 @@ static inline int smartt_vec_run(const struct smartt_vec *v, u64 *cwnd,
 			return i;
 	}
 	return i;
+}
+
+/*
+ * Random flows: link 1 Gb/s .. 1.6 Tb/s, RTT 1 us .. 10 ms, every profile,
+ * @events random ACK/NACK/timeout events with RTTs from 0.5 to 20 x base and
+ * random ECN and byte counts up to 4 GiB.  After every event the window is
+ * within [mtu, maxwnd(current base RTT)].  UBSan catches any overflow.
+ * Returns a digest of the run for the determinism test.
+ */
+static inline u64 smartt_vec_random_run(u64 seed, int events, int *violations)
+{
+	static const u32 rates[] = { 1000, 10000, 100000, 400000, 800000, 1600000 };
+	static const u32 rtts[] = { 1000, 4000, 12000, 100000, 1000000, 10000000 };
+	u64 x = seed, digest = 0, now = 0;
+	struct smartt_params p;
+	struct smartt_state s;
+	struct smartt_knobs k;
+	int i;
+
+	k = smartt_profiles[vec_mod(smartt_prng_next(&x), SMARTT_PROFILE_COUNT)];
+	k.link_mbps = rates[vec_mod(smartt_prng_next(&x), ARRAY_SIZE(rates))];
+	k.network_rtt = rtts[vec_mod(smartt_prng_next(&x), ARRAY_SIZE(rtts))];
+	k.trimming = smartt_prng_next(&x) & 1;
+	k.mtu = (smartt_prng_next(&x) & 1) ? 9000 : 1500;
+	if (k.rules == SMARTT_RULES_NSCC)
+		k.hdr_bytes = 64;
+	if (smartt_params_init(&p, &k))
+		return 0;
+	smartt_init(&s, &p, vec_mod(smartt_prng_next(&x), 4 * smartt_maxwnd(&p, p.base_rtt0) + 1));
+	for (i = 0; i < events; i++) {
+		u64 r = smartt_prng_next(&x);
+		struct smartt_event e = {
+			.now = now += vec_mod(r, 2 * k.network_rtt),
+			.rtt = (r >> 8) & 7 ? (u32)min_t(u64,
+				(u64)p.base_rtt0 / 2 + vec_mod(r >> 16, 20ULL * p.base_rtt0),
+				U32_MAX) : 0,
+			.bytes = (r >> 40) & 0xff ? (u32)vec_mod(r >> 44, 4 * k.mtu) + 1 :
+				 (u32)(r >> 32),
+			.in_flight = vec_mod(smartt_prng_next(&x), 2 * s.cwnd + 1),
+			.ecn = (r >> 12) & 1,
+		};
+		u32 kind = (r >> 20) & 31;
+
+		if (kind == 0)
+			smartt_on_nack(&s, &p, &e);
+		else if (kind == 1)
+			smartt_on_timeout(&s, &p, &e);
+		else
+			smartt_on_ack(&s, &p, &e);
+		if (s.cwnd < k.mtu || s.cwnd > smartt_maxwnd(&p, s.base_rtt))
+			(*violations)++;
+		digest = digest * 31 + s.cwnd;
+	}
+	return digest;
 }
 
 #endif /* SMARTT_VECTORS_SMARTT_H */

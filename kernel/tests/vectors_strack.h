@@ -13,6 +13,8 @@
 #ifndef SMARTT_VECTORS_STRACK_H
 #define SMARTT_VECTORS_STRACK_H
 
+#include "vectors_common.h"
+
 struct strack_vec_step {
 	u64 now;
 	u32 rtt;
@@ -106,6 +108,43 @@ static inline int strack_vec_run(const struct strack_vec *v, u64 *cwnd,
 			return i;
 	}
 	return i;
+}
+
+/*
+ * Random flows at 1 Gb/s .. 1.6 Tb/s and 1 us .. 10 ms: after every ACK
+ * the window is within [mtu, max_cwnd].  Returns a digest of the run.
+ */
+static inline u64 strack_vec_random_run(u64 seed, int events, int *violations)
+{
+	static const u32 rates[] = { 1000, 10000, 100000, 400000, 800000, 1600000 };
+	static const u32 rtts[] = { 1000, 4000, 12000, 100000, 1000000, 10000000 };
+	struct strack_knobs k = strack_defaults;
+	struct strack_params p;
+	struct strack_state s;
+	u64 x = seed, now = 0, digest = 0;
+	int i;
+
+	k.link_mbps = rates[vec_mod(smartt_prng_next(&x), ARRAY_SIZE(rates))];
+	k.network_rtt = rtts[vec_mod(smartt_prng_next(&x), ARRAY_SIZE(rtts))];
+	k.mtu = (smartt_prng_next(&x) & 1) ? 9000 : 1500;
+	k.scale_path = smartt_prng_next(&x) & 1;
+	if (strack_params_init(&p, &k))
+		return 0;
+	strack_init(&s, &p, vec_mod(smartt_prng_next(&x), 3 * strack_maxwnd(&p, p.base_rtt0)));
+	for (i = 0; i < events; i++) {
+		u64 r = smartt_prng_next(&x);
+		u32 rtt = (r & 7) ? (u32)min_t(u64, p.base_rtt0 / 2 +
+			vec_mod(r >> 16, 20ULL * p.base_rtt0), U32_MAX) : 0;
+		u32 bytes = (r >> 40) & 0xff ? (u32)vec_mod(r >> 44, 4 * k.mtu) + 1 :
+			    (u32)(r >> 32);
+
+		now += vec_mod(r >> 3, 2 * k.network_rtt);
+		strack_on_ack(&s, &p, now, rtt, (r >> 12) & 1, bytes);
+		if (s.cwnd < k.mtu || s.cwnd > strack_maxwnd(&p, s.base_rtt))
+			(*violations)++;
+		digest = digest * 31 + s.cwnd;
+	}
+	return digest;
 }
 
 #endif /* SMARTT_VECTORS_STRACK_H */

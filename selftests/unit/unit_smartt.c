@@ -172,74 +172,13 @@ TEST(smartt_state__fits_tcp_private_area)
 	EXPECT_LE(sizeof(struct smartt_state), (size_t)SMARTT_TCP_STATE_MAX);
 }
 
-/* Property tests ------------------------------------------------------ */
-
-static u64 rnd(u64 *x)
-{
-	return smartt_prng_next(x);
-}
-
-/*
- * Random flows: link 1 Gb/s .. 1.6 Tb/s, RTT 1 us .. 10 ms, every profile,
- * 20000 random ACK/NACK/timeout events with RTTs from 0.5 to 20 x base and
- * random ECN and byte counts up to 4 GiB.  After every event the window is
- * within [mtu, maxwnd(current base RTT)].  UBSan catches any overflow.
- * Returns a digest of the run for the determinism test.
- */
-static u64 smartt_random_run(u64 seed, int *violations)
-{
-	static const u32 rates[] = { 1000, 10000, 100000, 400000, 800000, 1600000 };
-	static const u32 rtts[] = { 1000, 4000, 12000, 100000, 1000000, 10000000 };
-	u64 x = seed, digest = 0, now = 0;
-	struct smartt_params p;
-	struct smartt_state s;
-	struct smartt_knobs k;
-	int i;
-
-	k = smartt_profiles[rnd(&x) % SMARTT_PROFILE_COUNT];
-	k.link_mbps = rates[rnd(&x) % ARRAY_SIZE(rates)];
-	k.network_rtt = rtts[rnd(&x) % ARRAY_SIZE(rtts)];
-	k.trimming = rnd(&x) & 1;
-	k.mtu = (rnd(&x) & 1) ? 9000 : 1500;
-	if (k.rules == SMARTT_RULES_NSCC)
-		k.hdr_bytes = 64;
-	if (smartt_params_init(&p, &k))
-		return 0;
-	smartt_init(&s, &p, rnd(&x) % (4 * smartt_maxwnd(&p, p.base_rtt0) + 1));
-	for (i = 0; i < 20000; i++) {
-		u64 r = rnd(&x);
-		struct smartt_event e = {
-			.now = now += r % (2 * k.network_rtt),
-			.rtt = (r >> 8) & 7 ? (u32)min_t(u64,
-				(u64)p.base_rtt0 / 2 + (r >> 16) % (20ULL * p.base_rtt0),
-				U32_MAX) : 0,
-			.bytes = (r >> 40) & 0xff ? (u32)((r >> 44) % (4 * k.mtu)) + 1 :
-				 (u32)(r >> 32),
-			.in_flight = rnd(&x) % (2 * s.cwnd + 1),
-			.ecn = (r >> 12) & 1,
-		};
-		u32 kind = (r >> 20) & 31;
-
-		if (kind == 0)
-			smartt_on_nack(&s, &p, &e);
-		else if (kind == 1)
-			smartt_on_timeout(&s, &p, &e);
-		else
-			smartt_on_ack(&s, &p, &e);
-		if (s.cwnd < k.mtu || s.cwnd > smartt_maxwnd(&p, s.base_rtt))
-			(*violations)++;
-		digest = digest * 31 + s.cwnd;
-	}
-	return digest;
-}
-
 TEST(smartt_on_ack__property_bounds_all_rates)
 {
 	int v = 0;
 	u64 seed;
 
 	for (seed = 1; seed <= 300; seed++)
-		smartt_random_run(seed, &v);
+		smartt_vec_random_run(seed, 20000, &v);
 	EXPECT_EQ(0, v);
 }
 
@@ -247,8 +186,8 @@ TEST(smartt_on_ack__property_deterministic_for_seed)
 {
 	int v = 0;
 
-	EXPECT_EQ(smartt_random_run(42, &v), smartt_random_run(42, &v));
-	EXPECT_NE(smartt_random_run(42, &v), smartt_random_run(43, &v));
+	EXPECT_EQ(smartt_vec_random_run(42, 20000, &v), smartt_vec_random_run(42, 20000, &v));
+	EXPECT_NE(smartt_vec_random_run(42, 20000, &v), smartt_vec_random_run(43, 20000, &v));
 }
 
 TEST_HARNESS_MAIN

@@ -61,48 +61,15 @@ TEST(strack_state__fits_tcp_private_area)
 	EXPECT_LE(sizeof(struct strack_state), (size_t)SMARTT_TCP_STATE_MAX);
 }
 
-static u64 strack_random_run(u64 seed, int *violations)
-{
-	static const u32 rates[] = { 1000, 10000, 100000, 400000, 800000, 1600000 };
-	static const u32 rtts[] = { 1000, 4000, 12000, 100000, 1000000, 10000000 };
-	struct strack_knobs k = strack_defaults;
-	struct strack_params p;
-	struct strack_state s;
-	u64 x = seed, now = 0, digest = 0;
-	int i;
-
-	k.link_mbps = rates[smartt_prng_next(&x) % ARRAY_SIZE(rates)];
-	k.network_rtt = rtts[smartt_prng_next(&x) % ARRAY_SIZE(rtts)];
-	k.mtu = (smartt_prng_next(&x) & 1) ? 9000 : 1500;
-	k.scale_path = smartt_prng_next(&x) & 1;
-	if (strack_params_init(&p, &k))
-		return 0;
-	strack_init(&s, &p, smartt_prng_next(&x) % (3 * strack_maxwnd(&p, p.base_rtt0)));
-	for (i = 0; i < 20000; i++) {
-		u64 r = smartt_prng_next(&x);
-		u32 rtt = (r & 7) ? (u32)min_t(u64, p.base_rtt0 / 2 +
-			(r >> 16) % (20ULL * p.base_rtt0), U32_MAX) : 0;
-		u32 bytes = (r >> 40) & 0xff ? (u32)((r >> 44) % (4 * k.mtu)) + 1 :
-			    (u32)(r >> 32);
-
-		now += (r >> 3) % (2 * k.network_rtt);
-		strack_on_ack(&s, &p, now, rtt, (r >> 12) & 1, bytes);
-		if (s.cwnd < k.mtu || s.cwnd > strack_maxwnd(&p, s.base_rtt))
-			(*violations)++;
-		digest = digest * 31 + s.cwnd;
-	}
-	return digest;
-}
-
 TEST(strack_on_ack__property_bounds_and_determinism)
 {
 	int v = 0;
 	u64 seed;
 
 	for (seed = 1; seed <= 300; seed++)
-		strack_random_run(seed, &v);
+		strack_vec_random_run(seed, 20000, &v);
 	EXPECT_EQ(0, v);
-	EXPECT_EQ(strack_random_run(7, &v), strack_random_run(7, &v));
+	EXPECT_EQ(strack_vec_random_run(7, 20000, &v), strack_vec_random_run(7, 20000, &v));
 }
 
 TEST_HARNESS_MAIN
