@@ -35,7 +35,6 @@
 #define NSEC_PER_SEC		1000000000ULL
 #define BPF_F_MARK_MANGLED_0_	(1ULL << 5)
 #define BPF_F_PSEUDO_HDR_	(1ULL << 4)
-#define TSTAMP_DELIVERY_MONO	1	/* BPF_SKB_TSTAMP_DELIVERY_MONO (5.18+) */
 
 _Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
 
@@ -496,12 +495,11 @@ int sf_egress(struct __sk_buff *skb)
 	}
 
 	if (cfg->flags & SF_PORT_EDT) {
-		if (bpf_skb_set_tstamp(skb, finish + standing_ns + cfg->delay_ns,
-				       TSTAMP_DELIVERY_MONO)) {
-			/* cannot happen for a valid mono time; never send untimed */
-			st->drop_trim_err++;
-			return TC_ACT_SHOT;
-		}
+		/* A direct write rather than bpf_skb_set_tstamp(): that helper
+		 * refuses non-IP packets (ARP) on 6.1.  fq only reads the value,
+		 * CLOCK_MONOTONIC like bpf_ktime_get_ns().
+		 */
+		skb->tstamp = finish + standing_ns + cfg->delay_ns;
 	} else {
 		skb->priority = prio ? SF_HTB_PRIO_CLASS : SF_HTB_DATA_CLASS;
 	}
