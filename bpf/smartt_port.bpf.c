@@ -483,9 +483,13 @@ int sf_egress(struct __sk_buff *skb)
 	st->tx_pkts++;
 	st->tx_bytes += len;
 
-	/* NIC tx timestamp: when the first bit leaves the host NIC. */
+	/* NIC tx timestamp: when the first bit leaves the host NIC.  The htb
+	 * backend does not know that time (htb decides), so there it is the
+	 * time the packet is handed to the NIC queue.
+	 */
 	if ((cfg->flags & SF_PORT_NIC_TS) && p.is_smartt) {
-		__u64 ts = bpf_cpu_to_be64(finish - ser + standing_ns);
+		__u64 ts = bpf_cpu_to_be64((cfg->flags & SF_PORT_EDT) ?
+					   finish - ser + standing_ns : now);
 
 		if (hdr_update(skb, &p, SMARTT_F_TX_TS, 0, 0,
 			       p.hdr_off + offsetof(struct smartt_hdr, tx_ts_ns), ts))

@@ -111,7 +111,10 @@ def recv(a):
     addr = ipaddress.ip_address(a.bind)
     fam = socket.AF_INET6 if addr.version == 6 else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
+    try:  # root may exceed net.core.rmem_max
+        s.setsockopt(socket.SOL_SOCKET, 33, 16 << 20)  # SO_RCVBUFFORCE
+    except OSError:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 << 20)
     if fam == socket.AF_INET:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_RECVTOS, 1)
         s.setsockopt(socket.IPPROTO_IP, IP_RECVTTL, 1)
