@@ -9,7 +9,7 @@
  * (__bpf__).  This header gives all of them the kernel's vocabulary:
  * u8..u64/s8..s64, bool, min_t()/max_t()/clamp_t(), div_u64(),
  * div64_u64(), div64_s64(), div_u64_rem(), U32_MAX/U64_MAX,
- * likely()/unlikely(), plus SMARTT_EINVAL (a negative errno in every
+ * likely()/unlikely(), __always_inline, noinline, plus SMARTT_EINVAL (a negative errno in every
  * environment) and the overflow-checking builtins wrapped as
  * smartt_mul_overflow()/smartt_add_overflow().
  */
@@ -42,6 +42,10 @@
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
+/* bpf_helpers.h spells it __noinline */
+#ifndef noinline
+#define noinline	__noinline
+#endif
 static __always_inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static __always_inline u64 div_u64(u64 a, u32 b) { return a / b; }
 static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)
@@ -57,6 +61,7 @@ static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/cdefs.h>
 
 typedef uint8_t u8;
 typedef uint16_t u16;
@@ -77,6 +82,8 @@ typedef int64_t s64;
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
+/* glibc's <sys/cdefs.h> provides __always_inline and the noinline spelling */
+#define noinline	__attribute_noinline__
 #define likely(x)	__builtin_expect(!!(x), 1)
 #define unlikely(x)	__builtin_expect(!!(x), 0)
 

@@ -176,11 +176,16 @@ void smartt_knob_set(struct smartt_knobs *k, unsigned int i, u32 v)
  * @p: parameters
  * @base_rtt: base RTT, ns (at most the validated initial base RTT)
  *
+ * link_mbps <= 1e7 and base_rtt <= 1e9 (validated; a learned base RTT only
+ * shrinks), so the product is < 2^54.
+ *
  * Return: link rate x @base_rtt in bytes, at least 1 so that it can divide.
  */
 u64 smartt_bdp(const struct smartt_params *p, u32 base_rtt)
 {
-	return max_t(u64, smartt_bdp_bytes(p->k.link_mbps, base_rtt), 1);
+	u64 bdp = div_u64((u64)p->k.link_mbps * base_rtt, SMARTT_MBPS_NS_PER_BYTE);
+
+	return bdp ? bdp : 1;
 }
 
 /**
@@ -188,13 +193,14 @@ u64 smartt_bdp(const struct smartt_params *p, u32 base_rtt)
  * @p: parameters
  * @base_rtt: base RTT, ns
  *
- * Return: maxwnd x BDP, never below one MTU.  BDP <= 2^34 and maxwnd <=
- * 64e6 ppm, so smartt_mul_ppm() cannot saturate.
+ * Return: maxwnd x BDP (Q.16 factor: BDP <= 2^34, factor <= 2^22), never
+ * below one MTU.
  */
 u64 smartt_maxwnd(const struct smartt_params *p, u32 base_rtt)
 {
-	return max_t(u64, smartt_mul_ppm(smartt_bdp(p, base_rtt), p->k.maxwnd),
-		     p->k.mtu);
+	u64 w = (smartt_bdp(p, base_rtt) * p->maxwnd_fp) >> SMARTT_FP_SHIFT;
+
+	return w > p->k.mtu ? w : p->k.mtu;
 }
 
 /**
@@ -255,6 +261,8 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	p->k = *k;
 	p->base_rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
 	p->net_bdp = smartt_bdp_bytes(k->link_mbps, k->network_rtt);
+	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
+	p->trtt_fp = smartt_ppm_to_fp(k->trtt);
 	p->target_qdelay = k->target_qdelay;
 	if (!p->target_qdelay)
 		p->target_qdelay = k->trimming ?
@@ -349,8 +357,10 @@ static void smartt_ewma(struct smartt_state *s, const struct smartt_params *p,
  * smaller base RTT shrinks BDP and maxwnd with it (the next bound applies
  * them).  Without a sample the delay is the average.
  */
-static u32 smartt_delay(struct smartt_state *s, const struct smartt_params *p,
-			const struct smartt_event *e)
+static __always_inline u32 smartt_delay(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e,
+					const enum smartt_rules rules)
 {
 	u32 d;
 
@@ -361,7 +371,7 @@ static u32 smartt_delay(struct smartt_state *s, const struct smartt_params *p,
 	if (e->rtt < s->base_rtt)
 		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
 	d = e->rtt - s->base_rtt;
-	if (p->k.rules == SMARTT_RULES_NSCC && !e->ecn && d > p->target_qdelay)
+	if (rules == SMARTT_RULES_NSCC && !e->ecn && d > p->target_qdelay)
 		/* A stale high delay pulls the average to base_rtt / 4. */
 		smartt_ewma(s, p, (u64)s->base_rtt * (SMARTT_PS_PER_NS / 4));
 	else
@@ -369,10 +379,10 @@ static u32 smartt_delay(struct smartt_state *s, const struct smartt_params *p,
 	return d;
 }
 
-/* Target RTT of the 2024/smartt rules: trtt x base RTT, ns. */
+/* Target RTT of the 2024/smartt rules: trtt x base RTT, ns (< 2^52). */
 static u64 smartt_trtt(const struct smartt_state *s, const struct smartt_params *p)
 {
-	return smartt_mul_ppm(s->base_rtt, p->k.trtt);
+	return ((u64)s->base_rtt * p->trtt_fp) >> SMARTT_FP_SHIFT;
 }
 
 static bool smartt_ignoring(const struct smartt_state *s)
@@ -403,21 +413,17 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
  * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
  * or the delay trigger fired while few bytes were acked, the window becomes
  * the bytes acked during the window (x qa_scaling) and the bytes then in
- * flight are ignored.
+ * flight are ignored.  The window-end work is out of line: it runs once
+ * per window, the check below on every ACK.
  */
-static bool smartt_quick_adapt(struct smartt_state *s,
-			       const struct smartt_params *p,
-			       const struct smartt_event *e, bool loss,
-			       u32 delay)
+static noinline bool smartt_qa_window_end(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e, bool loss,
+					  u32 delay)
 {
-	bool ended, want, done = false;
+	bool want, done = false;
 	u64 gate;
 
-	if (!p->k.qa)
-		return false;
-	ended = p->k.qa_inclusive ? e->now >= s->qa_end : e->now > s->qa_end;
-	if (!ended)
-		return false;
 	if (s->qa_end) {
 		gate = (p->k.qa_gate_cwnd ? s->cwnd :
 			smartt_maxwnd(p, s->base_rtt)) >> p->k.qa_gate;
@@ -446,14 +452,27 @@ static bool smartt_quick_adapt(struct smartt_state *s,
 	return done;
 }
 
+static __always_inline bool smartt_quick_adapt(struct smartt_state *s,
+					       const struct smartt_params *p,
+					       const struct smartt_event *e,
+					       bool loss, u32 delay)
+{
+	if (!p->k.qa)
+		return false;
+	if (p->k.qa_inclusive ? e->now < s->qa_end : e->now <= s->qa_end)
+		return false;
+	return smartt_qa_window_end(s, p, e, loss, delay);
+}
+
 /*
  * FastIncrease as in both papers' Algorithm 3: after more than cwnd
  * consecutive uncongested bytes (no ECN, queuing delay <= fast_delay), add
  * fast_k MTU per ACK until a congested ACK arrives.
  */
-static bool smartt_fast_increase(struct smartt_state *s,
-				 const struct smartt_params *p,
-				 const struct smartt_event *e, u32 delay)
+static __always_inline bool smartt_fast_increase(struct smartt_state *s,
+						 const struct smartt_params *p,
+						 const struct smartt_event *e,
+						 u32 delay)
 {
 	if (!p->k.fast_inc)
 		return false;
@@ -507,8 +526,9 @@ static u64 smartt_fd_bytes(const struct smartt_state *s,
 }
 
 static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p,
-			   const struct smartt_event *e, u32 delay)
+			   const struct smartt_event *e)
 {
+	u32 delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
 	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, dec;
 	u32 nb = e->bytes, w = p->k.wtd_alpha;
 	bool can_dec;
@@ -563,8 +583,9 @@ static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
 }
 
 static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
-			  const struct smartt_event *e, u32 delay)
+			  const struct smartt_event *e)
 {
+	u32 delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
 	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, avg;
 	u32 nb = e->bytes, r;
 
@@ -630,10 +651,12 @@ static u32 smartt_fulfill(struct smartt_state *s, const struct smartt_params *p,
 }
 
 static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p,
-			   const struct smartt_event *e, u32 delay)
+			   const struct smartt_event *e)
 {
-	u32 nb = e->bytes, t = p->target_qdelay, r;
+	u32 nb = e->bytes, t = p->target_qdelay, r, delay;
 
+	s->received = s->received + nb < s->received ? U32_MAX : s->received + nb;
+	delay = smartt_delay(s, p, e, SMARTT_RULES_NSCC);
 	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
 	if (p->k.qa && smartt_ignoring(s) && (e->ecn || !p->k.ignore_ecn_only)) {
 		s->inc = 0;
@@ -702,20 +725,14 @@ static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p
 u32 smartt_on_ack(struct smartt_state *s, const struct smartt_params *p,
 		  const struct smartt_event *e)
 {
-	u32 delay;
-
-	s->achieved = smartt_sat_add(s->achieved, e->bytes);
-	s->bytes_ignored = smartt_sat_add(s->bytes_ignored, e->bytes);
-	s->received = (u32)min_t(u64, (u64)s->received + e->bytes, U32_MAX);
-	delay = smartt_delay(s, p, e);
-	switch (p->k.rules) {
-	case SMARTT_RULES_2024:
-		return smartt_ack_2024(s, p, e, delay);
-	case SMARTT_RULES_RTT:
-		return smartt_ack_rtt(s, p, e, delay);
-	default:
-		return smartt_ack_nscc(s, p, e, delay);
-	}
+	/* u64 byte counters: 2^64 B is 146 years at 4 Tb/s, no wrap. */
+	s->achieved += e->bytes;
+	s->bytes_ignored += e->bytes;
+	if (p->k.rules == SMARTT_RULES_NSCC)
+		return smartt_ack_nscc(s, p, e);
+	if (p->k.rules == SMARTT_RULES_RTT)
+		return smartt_ack_rtt(s, p, e);
+	return smartt_ack_2024(s, p, e);
 }
 
 /*

@@ -166,6 +166,8 @@ struct smartt_knobs {
  * @adjust_period: nscc fulfill period / smartt accumulation period, ns
  * @adjust_bytes: nscc fulfill byte threshold
  * @net_bdp: network_rtt x link rate, bytes
+ * @maxwnd_fp: @k.maxwnd in Q.16 (per-ACK bound without a division)
+ * @trtt_fp: @k.trtt in Q.16
  * @fi_fp: 2024/smartt: fi (Q.16); nscc: fi x MSS x sf_a, bytes (Q.16)
  * @pi_fp: 2024/smartt: pi (Q.16); nscc: alpha, bytes per ns (Q.16)
  * @md_fp: 2024: md (Q.16), already doubled without trimming
@@ -182,6 +184,8 @@ struct smartt_params {
 	u32 adjust_period;
 	u32 adjust_bytes;
 	u64 net_bdp;
+	u64 maxwnd_fp;
+	u64 trtt_fp;
 	u64 fi_fp;
 	u64 pi_fp;
 	u64 md_fp;
