@@ -43,6 +43,9 @@ fabric_up() {
 		ktap_exit
 	fi
 	printf '# %s\n' "${out//$'\n'/$'\n# '}"
+	# Cache "NAME NS DEV IPV4 IPV6 GW_MAC" lines: python start-up is slow
+	# under TCG, host_field is called often.
+	"$SF" hosts >"$__sf_tmp/hosts"
 }
 
 sf() { "$SF" "$@"; }
@@ -50,9 +53,14 @@ sf() { "$SF" "$@"; }
 # The backend the fabric got (fq or htb).
 fabric_backend() { "$SF" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["backend"])'; }
 
-# host_field HOST FIELD: ns, ipv4, ipv6, gw_mac, dev
+# host_field HOST FIELD: ns, dev, ipv4, ipv6, gw_mac (of the last fabric_up)
 host_field() {
-	"$SF" hosts --json | python3 -c "import json,sys; print(json.load(sys.stdin)['$1']['$2'])"
+	local col
+	case $2 in
+	ns) col=2 ;; dev) col=3 ;; ipv4) col=4 ;; ipv6) col=5 ;; gw_mac) col=6 ;;
+	*) echo "host_field: unknown field $2" >&2; return 1 ;;
+	esac
+	awk -v h="$1" -v c=$col '$1 == h { print $c }' "$__sf_tmp/hosts"
 }
 
 # port_stat PORT FIELD
