@@ -110,6 +110,29 @@ check "trim off: overflow dropped ($nd), nothing trimmed" \
 	test "$nd" -gt 0 -a "$(port_stat l0:h1 trimmed)" = 0 -a "$(json_get "$__sf_tmp/notrim" 'd["trimmed"]')" = 0
 sf set l0:h1 trim=on
 
+# Priority: ACKs sent while 150 KB of data is queued (600 ms at 2 Mbit/s)
+# arrive before the data queued ahead of them.
+sf set l0:h1 buffer=200000 rate=2mbit
+sf reset
+recv_start h1 "$v6" "$__sf_tmp/prio" --count 105 --idle 3 --packets
+send_from h0 "$v6" --count 100 --size 1500 --tail-acks 5 >/dev/null
+wait
+python3 - "$__sf_tmp/prio" >"$__sf_tmp/prio.sum" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["packets"]
+acks = [i for i, r in enumerate(p) if r.get("type") == 2]
+data = [i for i, r in enumerate(p) if r.get("type") == 1]
+print(json.dumps({"acks": len(acks), "data": len(data),
+                  "acks_before_last_data": bool(acks and data and max(acks) < max(data))}))
+EOF
+echo "# priority: $(cat "$__sf_tmp/prio.sum")"
+check "priority: 5 ACKs and 100 data packets received" \
+	test "$(json_get "$__sf_tmp/prio.sum" '(d["acks"], d["data"])')" = "(5, 100)"
+check "priority: ACKs overtook queued data" \
+	test "$(json_get "$__sf_tmp/prio.sum" 'd["acks_before_last_data"]')" = True
+check "priority: port counted 5 priority packets" test "$(port_stat l0:h1 prio_pkts)" = 5
+sf set l0:h1 buffer=20000 rate=10mbit
+
 # TCP is never trimmed: dropped at the buffer.
 if command -v iperf3 >/dev/null; then
 	sf reset

@@ -103,6 +103,11 @@ def send(a):
         except OSError as e:
             if e.errno != 105:  # ENOBUFS: the qdisc is full, count as not sent
                 raise
+    if a.tail_acks:
+        a.type, a.size = "ack", max(200, 14 + 40 + 8 + HDR_LEN)
+        for i in range(a.count, a.count + a.tail_acks):
+            s.send(build(a, i, i))
+            sent += 1
     dt = time.monotonic() - t0
     print(json.dumps({"sent": sent, "seconds": dt, "t0": t0}))
 
@@ -186,6 +191,8 @@ def main():
     s.add_argument("--dport", type=int, default=4793)
     s.add_argument("--type", choices=sorted(TYPES), default="data")
     s.add_argument("--proto", choices=("smartt", "udp"), default="smartt")
+    s.add_argument("--tail-acks", type=int, default=0,
+                   help="then send this many smartt ACKs (priority test)")
     r = sub.add_parser("recv")
     r.add_argument("--bind", required=True)
     r.add_argument("--port", type=int, default=4793)
