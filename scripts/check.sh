@@ -1,0 +1,187 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# `make check`: every layer of smartt's tests, one stage at a time, with a
+# summary per stage and the closing line "N passed, N failed[, N skipped]".
+# Exits non-zero if anything failed.
+#
+#   check.sh [STAGE...]     stages: harness unit build style kunit selftests
+#                           (default: all; selftests runs on 6.1 and 6.12,
+#                           or only on $KERNEL when set)
+#
+# A stage that cannot run here (a missing tool or kernel) says why; with
+# CI=true it counts as failed, otherwise as skipped.
+set -uo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=${SMARTT_CHECK_OUT:-$top/build/check}
+results=$out/results
+mkdir -p "$out"
+: >"$results"
+export SMARTT_TOP=$top
+
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit selftests)
+if [ -n "${KERNEL:-}" ]; then
+	series=("$KERNEL")
+else
+	mapfile -t series < <(scripts/kernels.sh series)
+fi
+
+# run_stage NAME COMMAND...: run, keep the log, count its TAP.
+run_stage() {
+	local name=$1 rc t0
+	shift
+	t0=$(date +%s)
+	echo "# ---- stage $name: $*"
+	"$@" >"$out/$name.log" 2>&1
+	rc=$?
+	scripts/tap_count.py "$name" "$results" "$rc" <"$out/$name.log"
+	echo "# stage $name took $(( $(date +%s) - t0 )) s (log: build/check/$name.log)"
+}
+
+# cannot_run NAME REASON: the stage could not run at all.
+cannot_run() {
+	echo "# ---- stage $1: cannot run: $2"
+	if [ "${CI:-}" = true ]; then
+		echo "not ok 1 $1 # cannot run: $2" | scripts/tap_count.py "$1" "$results" 0
+	else
+		echo "ok 1 $1 # SKIP $2" | scripts/tap_count.py "$1" "$results" 0
+	fi
+}
+
+# Module builds: warning-free (W=1) and sparse-clean, per kernel.
+stage_build() { # release
+	local rel=$1 log
+	if scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >"$out/build-$rel.txt" 2>&1; then
+		echo "ok 1 smartt.ko builds for $rel with W=1 and no warning"
+	else
+		sed 's/^/# /' "$out/build-$rel.txt"
+		echo "not ok 1 smartt.ko builds for $rel with W=1 and no warning"
+	fi
+	log=$top/build/$rel/sparse.log
+	if command -v sparse >/dev/null; then
+		touch "$top"/build/"$rel"/kernel/*.c 2>/dev/null
+		make -C "/lib/modules/$rel/build" M="$top/build/$rel" C=2 CHECK=sparse \
+			CHECKFLAGS="-Wsparse-all -Wno-shadow -Wno-declaration-after-statement" \
+			modules >"$log" 2>&1
+		if grep -E '^/work|^[^ ]*\.[ch]:[0-9]+:[0-9]+: (warning|error)' "$log" |
+			grep "$top/build/$rel/" >"$log.found"; then
+			sed 's/^/# /' "$log.found"
+			echo "not ok 2 sparse is clean on $rel"
+		else
+			echo "ok 2 sparse is clean on $rel"
+		fi
+	else
+		echo "ok 2 sparse is clean on $rel # SKIP sparse not installed (make deps)"
+	fi
+}
+
+# checkpatch --strict on every kernel source file.
+stage_style() {
+	local src cp f n=0
+	src=$(scripts/linux-src.sh) || { echo "not ok 1 checkpatch # no linux source"; return; }
+	cp=$src/scripts/checkpatch.pl
+	while read -r f; do
+		n=$((n + 1))
+		if perl "$cp" --strict --no-tree --quiet --show-types \
+			--ignore FILE_PATH_CHANGES,SPDX_LICENSE_TAG -f "$f" >"$out/cp.txt" 2>&1; then
+			echo "ok $n checkpatch --strict $f"
+		else
+			sed 's/^/# /' "$out/cp.txt"
+			echo "not ok $n checkpatch --strict $f"
+		fi
+	done < <(git ls-files 'kernel/*.c' 'kernel/*.h'; git ls-files --others --exclude-standard 'kernel/*.c' 'kernel/*.h')
+}
+
+# KUnit JSON (kunit.py --json) -> TAP, one line per test case.
+stage_kunit() {
+	local rc=0
+	scripts/kunit.sh -j "$out/kunit.json" | sed 's/^/# /' || rc=$?
+	python3 - "$out/kunit.json" <<'PY'
+import json, sys
+try:
+    data = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as e:
+    print(f"not ok 1 kunit results readable # {e}")
+    sys.exit(0)
+n = 0
+for suite in data.get("sub_groups", []):
+    for case in suite.get("test_cases", []):
+        n += 1
+        name = f"{suite.get('name')}.{case.get('name')}"
+        status = case.get("status")
+        if status == "PASS":
+            print(f"ok {n} {name}")
+        elif status == "SKIP":
+            print(f"ok {n} {name} # SKIP")
+        else:
+            print(f"not ok {n} {name} # {status}")
+if n == 0:
+    print("not ok 1 kunit ran no test case")
+PY
+	return $rc
+}
+
+# The kselftests inside a guest booting one of Debian's kernels.
+stage_selftests() { # series
+	local s=$1 rel gout rc=0
+	rel=$(scripts/kernels.sh release "$s") || return 1
+	scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >/dev/null || return 1
+	scripts/stage-modules.sh "$rel" "build/$rel" || return 1
+	gout=$out/guest-$s
+	rm -rf "$gout"
+	mkdir -p "$gout"
+	scripts/vm-run.sh -o "$gout" "$rel" -- env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" \
+		selftests/run_guest.sh -o "$gout/tap" "build/$rel" >"$gout/console.log" 2>&1 || rc=$?
+	if [ -s "$gout/tap" ]; then
+		cat "$gout/tap"
+	else
+		echo "# guest produced no results; console tail:"
+		tail -n 40 "$gout/console.log" | sed 's/^/# /'
+	fi
+	return $rc
+}
+
+t_start=$(date +%s)
+for st in "${stages[@]}"; do
+	case $st in
+	harness) run_stage harness selftests/harness/run.sh ;;
+	unit) run_stage unit make -s -C selftests/unit run ;;
+	build)
+		for s in "${series[@]}"; do
+			if rel=$(scripts/kernels.sh release "$s" 2>&1); then
+				run_stage "build-$s" stage_build "$rel"
+			else
+				cannot_run "build-$s" "$rel"
+			fi
+		done ;;
+	style) run_stage style stage_style ;;
+	kunit) run_stage kunit stage_kunit ;;
+	selftests)
+		for s in "${series[@]}"; do
+			if ! rel=$(scripts/kernels.sh release "$s" 2>&1); then
+				cannot_run "selftests-$s" "$rel"
+			elif [ ! -x "${SMARTT_VENV:-/opt/smartt/venv}/bin/vng" ]; then
+				cannot_run "selftests-$s" "virtme-ng not installed (make deps)"
+			else
+				run_stage "selftests-$s" stage_selftests "$s"
+			fi
+		done ;;
+	*) echo "check: unknown stage $st" >&2; exit 2 ;;
+	esac
+done
+
+echo "# ==== summary ($(( $(date +%s) - t_start )) s)"
+p=0 f=0 k=0
+while read -r name sp sf sk; do
+	printf '#   %-16s %4d passed, %d failed%s\n' "$name" "$sp" "$sf" "$([ "$sk" -gt 0 ] && echo ", $sk skipped")"
+	p=$((p + sp)) f=$((f + sf)) k=$((k + sk))
+done <"$results"
+if [ "$k" -gt 0 ]; then
+	echo "$p passed, $f failed, $k skipped"
+else
+	echo "$p passed, $f failed"
+fi
+[ "$f" -eq 0 ]

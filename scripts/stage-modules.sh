@@ -1,0 +1,35 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Prepare, on the host, what a guest needs to modprobe smartt: a module tree
+# whose depmod indexes already know smartt.ko.
+#
+#   stage-modules.sh RELEASE MODDIR
+#
+# depmod -a inside a TCG guest reads ~4000 modules over 9p and takes minutes;
+# on the host it takes seconds.  The staged tree (MODDIR/modroot) holds
+# symlinks to the distribution's modules, our modules under updates/smartt/,
+# and the regenerated modules.* indexes; selftests/run_guest.sh copies the
+# latter two into the guest's overlay /lib/modules.  Nothing on the host's
+# /lib/modules is touched.
+set -euo pipefail
+rel=${1:?usage: stage-modules.sh RELEASE MODDIR}
+moddir=$(cd "${2:?usage: stage-modules.sh RELEASE MODDIR}" && pwd)
+src=/lib/modules/$rel
+[ -d "$src/kernel" ] || { echo "stage-modules: $src/kernel missing (run make deps)" >&2; exit 1; }
+
+root=$moddir/modroot
+dst=$root/lib/modules/$rel
+rm -rf "$root"
+mkdir -p "$dst/updates/smartt"
+for f in "$src"/*; do
+	case $(basename "$f") in
+	modules.*|build|source|updates) ;;
+	*) ln -s "$f" "$dst/" ;;
+	esac
+done
+cp "$src"/modules.order "$src"/modules.builtin* "$dst/" 2>/dev/null || true
+cp "$moddir/smartt.ko" "$dst/updates/smartt/"
+depmod -b "$root" "$rel"
+grep -q '^updates/smartt/smartt.ko:' "$dst/modules.dep" ||
+	{ echo "stage-modules: depmod did not index smartt.ko" >&2; exit 1; }

@@ -1,0 +1,82 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Shared helpers for the smartt kselftests (source it).  Conventions are the
+# kernel's: exit 0 pass, 1 fail, 4 skip; KTAP lines for sub-checks, printed
+# with a leading "# " by the runner so only the script's verdict is
+# top-level.
+
+ksft_pass=0
+ksft_fail=1
+ksft_skip=4
+
+SMARTT_TOP=${SMARTT_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+
+__ktap_n=0
+__ktap_failed=0
+__ktap_skipped=0
+__ktap_passed=0
+
+# ktap_result OK|FAIL|SKIP DESCRIPTION [REASON]
+ktap_result() {
+	__ktap_n=$((__ktap_n + 1))
+	case "$1" in
+	OK)   __ktap_passed=$((__ktap_passed + 1)); echo "ok $__ktap_n $2" ;;
+	FAIL) __ktap_failed=$((__ktap_failed + 1)); echo "not ok $__ktap_n $2${3:+ # $3}" ;;
+	SKIP) __ktap_skipped=$((__ktap_skipped + 1)); echo "ok $__ktap_n $2 # SKIP ${3:-no reason given}" ;;
+	esac
+}
+
+# check DESCRIPTION COMMAND... : one sub-check, passes if COMMAND succeeds.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ktap_result OK "$desc"
+	else
+		ktap_result FAIL "$desc"
+		[ -n "$out" ] && printf '# | %s\n' "${out//$'\n'/$'\n# | '}"
+	fi
+}
+
+# ktap_exit: the script's exit status from its sub-checks.
+ktap_exit() {
+	echo "# totals: pass $__ktap_passed fail $__ktap_failed skip $__ktap_skipped"
+	if [ "$__ktap_failed" -gt 0 ]; then
+		exit $ksft_fail
+	elif [ "$__ktap_passed" -eq 0 ] && [ "$__ktap_skipped" -gt 0 ]; then
+		exit $ksft_skip
+	fi
+	exit $ksft_pass
+}
+
+# skip_all REASON: the whole test cannot run here.
+skip_all() {
+	echo "# SKIP: $*"
+	exit $ksft_skip
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip_all "needs root"
+}
+
+require_cmd() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || skip_all "needs $c"
+	done
+}
+
+# Network namespaces created through here are removed on exit.
+__netns_list=()
+netns_add() { # netns_add NAME
+	ip netns add "$1" && __netns_list+=("$1")
+}
+netns_cleanup() {
+	local ns
+	for ns in "${__netns_list[@]}"; do
+		ip netns del "$ns" 2>/dev/null
+	done
+	__netns_list=()
+}
+trap netns_cleanup EXIT

@@ -1,0 +1,113 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The suite inside a QEMU guest (started by scripts/vm-run.sh).
+#
+#   run_guest.sh [-o TAPFILE] MODDIR [TEST...]
+#
+# Installs MODDIR/smartt.ko and the module indexes staged on the host by
+# scripts/stage-modules.sh into the guest's (overlay) /lib/modules, so that
+# modprobe and autoloading work, runs each kselftest (default: every
+# selftests/smartt_*.sh), unloads the module, and fails if the guest kernel
+# logged a warning, oops or leak meanwhile.  Prints KTAP: one top-level line
+# per test; each test's own output is indented as "# ...".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+if [ "${1:-}" = -o ]; then
+	exec > >(tee "$2") 2>&1
+	shift 2
+fi
+moddir=${1:?usage: run_guest.sh [-o TAPFILE] MODDIR [TEST...]}
+shift
+rel=$(uname -r)
+timeout_s=${SMARTT_TEST_TIMEOUT:-600}
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=("$here"/smartt_*.sh)
+fi
+for i in "${!tests[@]}"; do
+	case ${tests[$i]} in */*) ;; *) tests[$i]=$here/${tests[$i]} ;; esac
+done
+
+n=0
+failed=0
+result() { # result 0|1|4 DESCRIPTION [REASON]
+	n=$((n + 1))
+	case $1 in
+	0) echo "ok $n $2" ;;
+	4) echo "ok $n $2 # SKIP ${3:-}" ;;
+	*) echo "not ok $n $2${3:+ # $3}"; failed=1 ;;
+	esac
+}
+indent() { sed -u 's/^/# /'; }
+
+echo "KTAP version 1"
+echo "# guest kernel $rel, module from $moddir"
+echo "1..$(( ${#tests[@]} + 4 ))"
+
+log_start=$(dmesg | wc -l)
+
+install_module() {
+	local staged=$moddir/modroot/lib/modules/$rel
+	[ -r "$staged/updates/smartt/smartt.ko" ] ||
+		{ echo "no $staged/updates/smartt/smartt.ko (scripts/stage-modules.sh)"; return 1; }
+	cp -r "$staged/updates" "/lib/modules/$rel/" &&
+		cp "$staged"/modules.* "/lib/modules/$rel/" &&
+		modinfo smartt >/dev/null
+}
+if out=$(install_module 2>&1); then
+	result 0 "install smartt.ko into the guest"
+else
+	echo "$out" | indent
+	result 1 "install smartt.ko into the guest"
+fi
+
+for t in "${tests[@]}"; do
+	name=$(basename "$t")
+	timeout --kill-after=10 "$timeout_s" "$t" 2>&1 | indent
+	rc=${PIPESTATUS[0]}
+	case $rc in
+	0) result 0 "$name" ;;
+	4) result 4 "$name" "skipped by the test (reason above)" ;;
+	124) result 1 "$name" "timed out after ${timeout_s}s" ;;
+	*) result 1 "$name" "exit $rc" ;;
+	esac
+done
+
+if [ -e /sys/module/smartt ]; then
+	if out=$(modprobe -r smartt 2>&1); then
+		result 0 "unload smartt after the suite"
+	else
+		echo "$out" | indent
+		result 1 "unload smartt after the suite"
+	fi
+else
+	result 0 "unload smartt after the suite"
+fi
+
+found=$(dmesg | tail -n +"$((log_start + 1))" | "$here"/dmesg_scan.sh)
+if [ -n "$found" ]; then
+	echo "$found" | indent
+	result 1 "guest kernel log is clean" "warnings above"
+else
+	result 0 "guest kernel log is clean"
+fi
+
+# The harness checks itself: a deliberate WARN in a test-only module must be
+# caught by the same scan.
+if [ -r "$moddir/smartt_harness_warn.ko" ]; then
+	mark=$(dmesg | wc -l)
+	insmod "$moddir/smartt_harness_warn.ko" 2>/dev/null
+	if [ -n "$(dmesg | tail -n +"$((mark + 1))" | "$here"/dmesg_scan.sh)" ]; then
+		result 0 "harness: dmesg scan catches a deliberate guest WARN"
+	else
+		result 1 "harness: dmesg scan catches a deliberate guest WARN" "scan missed it"
+	fi
+else
+	result 4 "harness: dmesg scan catches a deliberate guest WARN" \
+		"smartt_harness_warn.ko not built (SMARTT_TEST_MODULES=1)"
+fi
+
+exit $failed
