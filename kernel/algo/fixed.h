@@ -62,9 +62,13 @@ static inline u64 smartt_sat_sub(u64 a, u64 b)
  */
 static inline u64 smartt_mul_fp(u64 a_fp, u64 b)
 {
-	u64 hi = smartt_sat_mul(a_fp >> SMARTT_FP_SHIFT, b);
-	u64 lo = smartt_sat_mul(a_fp & SMARTT_FP_MASK, b) >> SMARTT_FP_SHIFT;
+	u64 hi, lo;
 
+	/* common case: the full product fits, one multiply */
+	if (!smartt_mul_overflow(a_fp, b, &lo))
+		return lo >> SMARTT_FP_SHIFT;
+	hi = smartt_sat_mul(a_fp >> SMARTT_FP_SHIFT, b);
+	lo = smartt_sat_mul(a_fp & SMARTT_FP_MASK, b) >> SMARTT_FP_SHIFT;
 	return smartt_sat_add(hi, lo);
 }
 

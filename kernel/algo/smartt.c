@@ -337,6 +337,33 @@ static u32 smartt_bound(struct smartt_state *s, const struct smartt_params *p)
 	return 0;
 }
 
+/*
+ * Bounds after a rule that moved cwnd in one known direction (dir > 0 up,
+ * dir < 0 down, 0 not at all).  The window was within [mtu, maxwnd] before
+ * the event, so only the bound in the direction of the move can be
+ * crossed, unless the event lowered the base RTT (and maxwnd with it).
+ */
+static __always_inline u32 smartt_bound_dir(struct smartt_state *s,
+					    const struct smartt_params *p,
+					    u32 base0, const int dir)
+{
+	u64 maxwnd;
+
+	if (s->base_rtt != base0)
+		return smartt_bound(s, p);
+	if (dir > 0) {
+		maxwnd = smartt_maxwnd(p, s->base_rtt);
+		if (s->cwnd > maxwnd) {
+			s->cwnd = maxwnd;
+			return SMARTT_R_CLAMPED;
+		}
+	} else if (dir < 0 && s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return SMARTT_R_CLAMPED;
+	}
+	return 0;
+}
+
 static u64 smartt_avg_ns(const struct smartt_state *s)
 {
 	return div_u64(s->avg_delay, SMARTT_PS_PER_NS);
@@ -371,6 +398,8 @@ static __always_inline u32 smartt_delay(struct smartt_state *s,
 	if (e->rtt < s->base_rtt)
 		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
 	d = e->rtt - s->base_rtt;
+	if (rules == SMARTT_RULES_2024)
+		return d;	/* no 2024 rule reads the average */
 	if (rules == SMARTT_RULES_NSCC && !e->ecn && d > p->target_qdelay)
 		/* A stale high delay pulls the average to base_rtt / 4. */
 		smartt_ewma(s, p, (u64)s->base_rtt * (SMARTT_PS_PER_NS / 4));
@@ -528,13 +557,13 @@ static u64 smartt_fd_bytes(const struct smartt_state *s,
 static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p,
 			   const struct smartt_event *e)
 {
-	u32 delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
+	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
 	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, dec;
 	u32 nb = e->bytes, w = p->k.wtd_alpha;
 	bool can_dec;
 
 	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound(s, p);
+		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
 	/* Wait-to-Decrease: ECN average in ppm, w x 10^6 + (10^6 - w) x avg. */
 	s->wtd = (u32)div_u64((e->ecn ? (u64)w * SMARTT_PPM : 0) +
 			      (u64)s->wtd * (SMARTT_PPM - w), SMARTT_PPM);
@@ -542,31 +571,31 @@ static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p
 	if (smartt_quick_adapt(s, p, e, false, delay))
 		return SMARTT_R_QA | smartt_bound(s, p);
 	if (smartt_fast_increase(s, p, e, delay))
-		return SMARTT_R_FAST_INC | smartt_bound(s, p);
+		return SMARTT_R_FAST_INC | smartt_bound_dir(s, p, base0, 1);
 
 	trtt = smartt_trtt(s, p);
 	bdp = smartt_bdp(p, s->base_rtt);
 	if (e->ecn) {
 		if (!can_dec)
-			return SMARTT_R_WTD_HOLD | smartt_bound(s, p);
+			return SMARTT_R_WTD_HOLD | smartt_bound_dir(s, p, base0, 0);
 		if (rtt <= trtt) {
 			s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, nb, bdp));
-			return SMARTT_R_FD | smartt_bound(s, p);
+			return SMARTT_R_FD | smartt_bound_dir(s, p, base0, -1);
 		}
 		/* (rtt - trtt) / rtt x md x nb, plus FD, at most nb. */
 		dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
 		dec = smartt_mul_fp(smartt_mul_fp(dec, p->md_fp), nb);
 		dec = smartt_sat_add(dec, smartt_fd_bytes(s, p, nb, bdp));
 		s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
-		return SMARTT_R_MD | smartt_bound(s, p);
+		return SMARTT_R_MD | smartt_bound_dir(s, p, base0, -1);
 	}
 	if (rtt > trtt) {
 		s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
-		return SMARTT_R_FI | smartt_bound(s, p);
+		return SMARTT_R_FI | smartt_bound_dir(s, p, base0, 1);
 	}
 	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, bdp, rtt, trtt), s->cwnd);
 	s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
-	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound(s, p);
+	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_dir(s, p, base0, 1);
 }
 
 /*
@@ -585,25 +614,25 @@ static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
 static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
 			  const struct smartt_event *e)
 {
-	u32 delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
+	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
 	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, avg;
 	u32 nb = e->bytes, r;
 
 	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound(s, p);
+		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
 	if (smartt_quick_adapt(s, p, e, false, delay))
 		return SMARTT_R_QA | smartt_bound(s, p);
 	if (smartt_fast_increase(s, p, e, delay))
-		return SMARTT_R_FAST_INC | smartt_bound(s, p);
+		return SMARTT_R_FAST_INC | smartt_bound_dir(s, p, base0, 1);
 
 	trtt = smartt_trtt(s, p);
 	if (e->ecn) {
 		if (rtt <= trtt)
-			return SMARTT_R_NOOP | smartt_bound(s, p);
+			return SMARTT_R_NOOP | smartt_bound_dir(s, p, base0, 0);
 		/* MD on the average RTT, at most once per base RTT. */
 		avg = s->base_rtt + smartt_avg_ns(s);
 		if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
-			return SMARTT_R_MD_HELD | smartt_bound(s, p);
+			return SMARTT_R_MD_HELD | smartt_bound_dir(s, p, base0, 0);
 		smartt_md_avg(s, p, avg, trtt);
 		s->last_dec = e->now;
 		r = SMARTT_R_MD;
@@ -630,7 +659,10 @@ static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
 		s->acks = 0;
 		s->last_adjust = e->now;
 	}
-	return r | smartt_bound(s, p);
+	/* after an MD the window may have moved both ways */
+	if (r & SMARTT_R_MD)
+		return r | smartt_bound(s, p);
+	return r | smartt_bound_dir(s, p, base0, 1);
 }
 
 /* nscc fulfill_adjustment (reference 2.3.2). */
@@ -653,7 +685,7 @@ static u32 smartt_fulfill(struct smartt_state *s, const struct smartt_params *p,
 static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p,
 			   const struct smartt_event *e)
 {
-	u32 nb = e->bytes, t = p->target_qdelay, r, delay;
+	u32 nb = e->bytes, t = p->target_qdelay, r, delay, base0 = s->base_rtt;
 
 	s->received = s->received + nb < s->received ? U32_MAX : s->received + nb;
 	delay = smartt_delay(s, p, e, SMARTT_RULES_NSCC);
@@ -661,7 +693,7 @@ static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p
 	if (p->k.qa && smartt_ignoring(s) && (e->ecn || !p->k.ignore_ecn_only)) {
 		s->inc = 0;
 		s->received = 0;
-		return SMARTT_R_IGNORED | smartt_bound(s, p);
+		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
 	}
 	if (smartt_quick_adapt(s, p, e, false, delay)) {
 		s->inc = 0;
@@ -706,10 +738,17 @@ static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p
 	} else {
 		r = SMARTT_R_NOOP;
 	}
-	r |= smartt_bound(s, p);
+	/*
+	 * Only FastIncrease moved cwnd up; MD clamps to mtu itself; FI/PI
+	 * only accumulate.
+	 */
+	if (r & SMARTT_R_FAST_INC)
+		r |= smartt_bound_dir(s, p, base0, 1);
+	else
+		r |= smartt_bound_dir(s, p, base0, 0);
 	if (s->received > p->adjust_bytes ||
 	    e->now - s->last_adjust > p->adjust_period)
-		r |= smartt_fulfill(s, p, e->now) | smartt_bound(s, p);
+		r |= smartt_fulfill(s, p, e->now) | smartt_bound_dir(s, p, s->base_rtt, 1);
 	return r;
 }
 

@@ -137,12 +137,16 @@ int strack_params_init(struct strack_params *p, const struct strack_knobs *k)
 	p->beta_fp = smartt_ppm_to_fp(k->beta);
 	p->alpha_fp = smartt_ppm_to_fp(k->alpha);
 	p->eta_fp = smartt_ppm_to_fp(k->eta);
+	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
 	return 0;
 }
 
+/* link_mbps <= 1e7, base_rtt <= 1e9: the product is < 2^54. */
 static u64 strack_bdp(const struct strack_params *p, u32 base_rtt)
 {
-	return max_t(u64, smartt_bdp_bytes(p->k.link_mbps, base_rtt), 1);
+	u64 bdp = div_u64((u64)p->k.link_mbps * base_rtt, SMARTT_MBPS_NS_PER_BYTE);
+
+	return bdp ? bdp : 1;
 }
 
 /**
@@ -150,12 +154,13 @@ static u64 strack_bdp(const struct strack_params *p, u32 base_rtt)
  * @p: parameters
  * @base_rtt: base RTT, ns
  *
- * Return: maxwnd x path BDP, at least one MTU.
+ * Return: maxwnd (Q.16, <= 2^22) x path BDP (<= 2^34), at least one MTU.
  */
 u64 strack_maxwnd(const struct strack_params *p, u32 base_rtt)
 {
-	return max_t(u64, smartt_mul_ppm(strack_bdp(p, base_rtt), p->k.maxwnd),
-		     p->k.mtu);
+	u64 w = (strack_bdp(p, base_rtt) * p->maxwnd_fp) >> SMARTT_FP_SHIFT;
+
+	return w > p->k.mtu ? w : p->k.mtu;
 }
 
 /**
@@ -220,7 +225,7 @@ static void strack_achieved(struct strack_state *s, const struct strack_params *
 u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		  u64 now, u32 rtt, bool ecn, u32 bytes)
 {
-	u64 delay, avg, num, t = p->target, mb = (u64)p->k.mtu * bytes;
+	u64 delay, avg, num, maxwnd, t = p->target, mb = (u64)p->k.mtu * bytes;
 	u32 r = 0, w = p->k.ewma;
 	bool can_dec, shuffle;
 
@@ -271,9 +276,12 @@ u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 	if (s->cwnd < p->k.mtu) {
 		s->cwnd = p->k.mtu;
 		r |= STRACK_R_CLAMPED;
-	} else if (s->cwnd > strack_maxwnd(p, s->base_rtt)) {
-		s->cwnd = strack_maxwnd(p, s->base_rtt);
-		r |= STRACK_R_CLAMPED;
+	} else {
+		maxwnd = strack_maxwnd(p, s->base_rtt);
+		if (s->cwnd > maxwnd) {
+			s->cwnd = maxwnd;
+			r |= STRACK_R_CLAMPED;
+		}
 	}
 	return r;
 }

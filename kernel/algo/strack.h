@@ -66,6 +66,7 @@ struct strack_knobs {
  * @beta_fp: beta (Q.16)
  * @alpha_fp: alpha (Q.16)
  * @eta_fp: eta (Q.16)
+ * @maxwnd_fp: @k.maxwnd (Q.16)
  */
 struct strack_params {
 	struct strack_knobs k;
@@ -75,6 +76,7 @@ struct strack_params {
 	u64 beta_fp;
 	u64 alpha_fp;
 	u64 eta_fp;
+	u64 maxwnd_fp;
 };
 
 /**
