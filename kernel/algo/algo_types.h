@@ -9,7 +9,8 @@
  * (__bpf__).  This header gives all of them the kernel's vocabulary:
  * u8..u64/s8..s64, bool, min_t()/max_t()/clamp_t(), div_u64(),
  * div64_u64(), div64_s64(), div_u64_rem(), U32_MAX/U64_MAX,
- * likely()/unlikely(), __always_inline, noinline, plus SMARTT_EINVAL (a negative errno in every
+ * likely()/unlikely(), __always_inline, noinline, static_assert(), plus
+ * SMARTT_EINVAL (a negative errno in every
  * environment) and the overflow-checking builtins wrapped as
  * smartt_mul_overflow()/smartt_add_overflow().
  */
@@ -24,6 +25,7 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/errno.h>
+#include <linux/build_bug.h>
 
 #define SMARTT_EINVAL	(-EINVAL)
 
@@ -42,6 +44,9 @@
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
+#ifndef static_assert
+#define static_assert(expr, msg)	_Static_assert(expr, msg)
+#endif
 /* bpf_helpers.h spells it __noinline */
 #ifndef noinline
 #define noinline	__noinline
@@ -58,6 +63,7 @@ static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)
 
 #else /* hosted C: unit tests, smartt-replay, fuzzers */
 
+#include <assert.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -107,9 +113,27 @@ static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
 
 /*
  * GCC and clang builtins, available to the kernel (check_mul_overflow() is
- * built on them), to hosted C and to BPF programs compiled by clang.
+ * built on them) and to hosted C.  BPF has no 128-bit multiply, which the
+ * 64-bit multiply builtin needs (clang also turns a division-based check
+ * into it), so BPF programs check with 32-bit halves.
  */
+#if defined(__bpf__)
+static __always_inline bool smartt_mul_overflow(u64 a, u64 b, u64 *d)
+{
+	u64 lo = (a & U32_MAX) * (b & U32_MAX), cross;
+
+	*d = a * b;
+	if (!((a | b) >> 32))
+		return false;
+	if ((a >> 32) && (b >> 32))
+		return true;
+	/* one high half is 0: the cross product is 32 x 32 bits */
+	cross = (a >> 32) * (b & U32_MAX) + (b >> 32) * (a & U32_MAX);
+	return (cross + (lo >> 32)) >> 32;
+}
+#else
 #define smartt_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
+#endif
 #define smartt_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
 
 #endif /* SMARTT_ALGO_TYPES_H */

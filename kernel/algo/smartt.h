@@ -26,6 +26,12 @@
 
 /* The TCP congestion-control private area (ICSK_CA_PRIV_SIZE on 6.1/6.12). */
 #define SMARTT_TCP_STATE_MAX	104
+/*
+ * For the congestion-control glue, whose private struct embeds a core
+ * state: BUILD_BUG_ON(!SMARTT_FITS_TCP_PRIV(struct tcp_smartt)), next to
+ * BUILD_BUG_ON(sizeof(struct tcp_smartt) > ICSK_CA_PRIV_SIZE).
+ */
+#define SMARTT_FITS_TCP_PRIV(type)	(sizeof(type) <= SMARTT_TCP_STATE_MAX)
 
 /* Largest BDP (bytes) any configuration may reach: 16 GiB. */
 #define SMARTT_BDP_MAX		17179869184ULL	/* 2^34 */
@@ -237,6 +243,9 @@ struct smartt_state {
 	u16 acks;
 	u8 flags;
 };
+
+static_assert(SMARTT_FITS_TCP_PRIV(struct smartt_state),
+	      "struct smartt_state must fit the TCP CC private area");
 
 /**
  * struct smartt_event - one ACK, NACK or timeout, as the core sees it

@@ -14,6 +14,7 @@
 
 #include "algo_types.h"
 #include "fixed.h"
+#include "smartt.h"
 
 /**
  * struct strack_knobs - every tunable of the STrack core
@@ -100,6 +101,9 @@ struct strack_state {
 	u64 last_fair;
 	u32 base_rtt;
 };
+
+static_assert(SMARTT_FITS_TCP_PRIV(struct strack_state),
+	      "struct strack_state must fit the TCP CC private area");
 
 /* Rules that fired (bit mask returned by strack_on_ack()). */
 #define STRACK_R_BETA		0x01	/* !ecn, delay > Qhigh: + beta / cwnd */

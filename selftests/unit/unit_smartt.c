@@ -167,6 +167,40 @@ TEST(smartt_on_nack__nscc_delay_sample_is_network_rtt)
 	EXPECT_TRUE(s.flags & SMARTT_F_TRIGGER_QA);
 }
 
+/*
+ * reference-semantics.md 2.7: at 800 Gb/s the reference's uint32 inc_bytes
+ * wraps.  800 G, network RTT 12500 ns: net BDP 1250000, sf_a = 8.3333
+ * (Q.16 546133), MSS 4086: fi = 5 x 4086 x 546133 = 11157497190 (Q.16,
+ * 170249.6 B).  Three coalesced 16600 B ACKs with delay = target (9375 ns):
+ * inc += floor(11157497190 x 16600 / 65536) = 2826148275 each; after the
+ * third received = 49800 > 8 x 4150 = 33200: fulfill with inc = 8478444825
+ * > 2^32: cwnd 1000000 + 8478 = 1008478.  The reference would add
+ * (8478444825 mod 2^32) / 1e6 = 4183 instead.
+ */
+TEST(smartt_on_ack__nscc_wide_accumulator)
+{
+	struct smartt_knobs k = smartt_profiles[SMARTT_PROFILE_NSCC];
+	struct smartt_params p;
+	struct smartt_state s;
+	struct smartt_event e = { .rtt = 12500 + 9375, .bytes = 16600 };
+	int i;
+
+	k.link_mbps = 800000;
+	k.network_rtt = 12500;
+	k.mtu = 4150;
+	ASSERT_EQ(0, smartt_params_init(&p, &k));
+	EXPECT_EQ(11157497190ULL, p.fi_fp);
+	smartt_init(&s, &p, 1000000);
+	for (i = 1; i <= 2; i++) {
+		e.now = 1000 * i;
+		EXPECT_EQ((u32)SMARTT_R_FI, smartt_on_ack(&s, &p, &e));
+	}
+	EXPECT_EQ(2ULL * 2826148275ULL, s.inc);
+	e.now = 3000;
+	EXPECT_EQ((u32)(SMARTT_R_FI | SMARTT_R_ADJUST), smartt_on_ack(&s, &p, &e));
+	EXPECT_EQ(1008478ULL, s.cwnd);
+}
+
 TEST(smartt_state__fits_tcp_private_area)
 {
 	EXPECT_LE(sizeof(struct smartt_state), (size_t)SMARTT_TCP_STATE_MAX);
