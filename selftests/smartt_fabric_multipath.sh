@@ -5,7 +5,7 @@
 # separately, 256 IPv4 UDP source ports) from h0 (leaf 0) to h1 (leaf 1)
 # put between 0.5x and 1.5x of the mean on every spine; a blackholed
 # leaf->spine port delivers nothing to its spine, counts the drops, and the
-# receiver gets exactly what was not dropped.
+# receiver gets exactly what was not dropped; random loss drops its share.
 #
 # Knobs: SF_MP_PER_FLOW (packets per flow, default 4), SF_MP_PPS (default 4000).
 source "$(dirname "$0")/lib.sh"
@@ -70,5 +70,21 @@ check "blackhole: the other spines carried the rest" \
 sf fail l0:s1 clear
 check "cleared: status shows no fault on l0:s1" \
 	test "$(sf status --json l0:s1 | json_get /dev/stdin 'd["ports"][0]["cfg"]["blackhole"]')" = 0
+
+# Random loss: 300 per mille on every uplink of l0.
+sf fail l0 loss=300
+sf reset
+recv_start h1 "$dst" "$out" --count $N --idle 2
+send_from h0 "$dst" --count $N --flows $FLOWS --size 300 --pps "$PPS" >/dev/null
+wait
+sf status --json >"$__sf_tmp/st.loss"
+lost=$(json_get "$__sf_tmp/st.loss" 'sum(p["drop_loss"] for p in d["ports"] if p["port"].startswith("l0:s"))')
+rcv=$(json_get "$out" 'd["received"]')
+echo "# loss 300/1000 on l0 uplinks: lost $lost, received $rcv of $N"
+check "loss: lost fraction $lost/$N within 0.3 +- 0.06" \
+	within "$(python3 -c "print($lost / $N)")" 0.24 0.36
+check "loss: received ($rcv) + lost ($lost) == sent ($N)" test $((rcv + lost)) = $N
+check "bad loss value rejected" bash -c "! '$SF' fail l0:s0 loss=1001 2>/dev/null"
+sf fail l0 clear
 
 ktap_exit
