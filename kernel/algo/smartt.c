@@ -263,6 +263,7 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	p->net_bdp = smartt_bdp_bytes(k->link_mbps, k->network_rtt);
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
 	p->trtt_fp = smartt_ppm_to_fp(k->trtt);
+	p->qa_scaling_fp = smartt_ppm_to_fp(k->qa_scaling);
 	p->target_qdelay = k->target_qdelay;
 	if (!p->target_qdelay)
 		p->target_qdelay = k->trimming ?
@@ -436,6 +437,14 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
 	return delay > thr;
 }
 
+/* QuickAdapt gate: acked bytes below cwnd or maxwnd >> qa_gate. */
+static u64 smartt_qa_gate(const struct smartt_state *s,
+			  const struct smartt_params *p)
+{
+	return (p->k.qa_gate_cwnd ? s->cwnd :
+		smartt_maxwnd(p, s->base_rtt)) >> p->k.qa_gate;
+}
+
 /*
  * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
  * ignore-phase part, which the callers handle).  At the end of each window
@@ -451,22 +460,20 @@ static noinline bool smartt_qa_window_end(struct smartt_state *s,
 					  u32 delay)
 {
 	bool want, done = false;
-	u64 gate;
 
 	if (s->qa_end) {
-		gate = (p->k.qa_gate_cwnd ? s->cwnd :
-			smartt_maxwnd(p, s->base_rtt)) >> p->k.qa_gate;
+		want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
+		/* nscc gates every trigger, the papers only the delay one */
 		if (p->k.rules == SMARTT_RULES_NSCC)
-			want = (loss || (s->flags & SMARTT_F_TRIGGER_QA) ||
-				smartt_qa_delay_trigger(s, p, delay)) &&
-			       s->achieved < gate;
-		else
-			want = loss || (s->flags & SMARTT_F_TRIGGER_QA) ||
-			       (smartt_qa_delay_trigger(s, p, delay) &&
-				s->achieved < gate);
+			want = (want || smartt_qa_delay_trigger(s, p, delay)) &&
+			       s->achieved < smartt_qa_gate(s, p);
+		else if (!want)
+			want = smartt_qa_delay_trigger(s, p, delay) &&
+			       s->achieved < smartt_qa_gate(s, p);
 		if (want) {
-			s->cwnd = smartt_mul_ppm(max_t(u64, s->achieved, p->k.mtu),
-						 p->k.qa_scaling);
+			/* smartt_mul_fp() saturates; the bound follows */
+			s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
+						max_t(u64, s->achieved, p->k.mtu));
 			s->bytes_to_ignore = e->in_flight;
 			s->bytes_ignored = 0;
 			s->flags &= ~SMARTT_F_TRIGGER_QA;
@@ -474,10 +481,12 @@ static noinline bool smartt_qa_window_end(struct smartt_state *s,
 		}
 	}
 	s->achieved = 0;
+	/* the window ends at now >= qa_end; "now > end" is "now >= end + 1" */
 	if (p->k.rules == SMARTT_RULES_NSCC)
 		s->qa_end = e->now + s->base_rtt + p->target_qdelay;
 	else
 		s->qa_end = e->now + smartt_trtt(s, p);
+	s->qa_end += !p->k.qa_inclusive;
 	return done;
 }
 
@@ -488,7 +497,7 @@ static __always_inline bool smartt_quick_adapt(struct smartt_state *s,
 {
 	if (!p->k.qa)
 		return false;
-	if (p->k.qa_inclusive ? e->now < s->qa_end : e->now <= s->qa_end)
+	if (e->now < s->qa_end)
 		return false;
 	return smartt_qa_window_end(s, p, e, loss, delay);
 }

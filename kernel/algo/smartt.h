@@ -174,6 +174,7 @@ struct smartt_knobs {
  * @net_bdp: network_rtt x link rate, bytes
  * @maxwnd_fp: @k.maxwnd in Q.16 (per-ACK bound without a division)
  * @trtt_fp: @k.trtt in Q.16
+ * @qa_scaling_fp: @k.qa_scaling in Q.16 (0.8 -> 52428: 8192 B -> 6553 B)
  * @fi_fp: 2024/smartt: fi (Q.16); nscc: fi x MSS x sf_a, bytes (Q.16)
  * @pi_fp: 2024/smartt: pi (Q.16); nscc: alpha, bytes per ns (Q.16)
  * @md_fp: 2024: md (Q.16), already doubled without trimming
@@ -192,6 +193,7 @@ struct smartt_params {
 	u64 net_bdp;
 	u64 maxwnd_fp;
 	u64 trtt_fp;
+	u64 qa_scaling_fp;
 	u64 fi_fp;
 	u64 pi_fp;
 	u64 md_fp;
@@ -212,7 +214,8 @@ struct smartt_params {
  * @inc: accumulated increase numerator, bytes^2, applied as inc / cwnd;
  *	64-bit and saturating where the reference's uint32 wraps
  * @achieved: bytes acked in the current QuickAdapt window
- * @qa_end: end of the current QuickAdapt window, ns (0 = none yet)
+ * @qa_end: first time at which the current QuickAdapt window is over, ns
+ *	(end + 1 for the exclusive end of qa_inclusive = 0; 0 = no window yet)
  * @last_dec: time of the last once-per-base-RTT MD, ns
  * @last_adjust: time of the last adjustment (smartt) / eta (nscc), ns
  * @avg_delay: EWMA of the queuing delay, ps (the reference keeps integer
