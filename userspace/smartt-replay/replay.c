@@ -137,6 +137,13 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 			smartt_lb_knob_set(&r->lk, idx, (u32)v);
 			if (!strcmp(key, "lb_bdp"))
 				r->lb_bdp_set = true;
+			/* "paths" is the number of entropies of any selector */
+			if (!strcmp(key, "paths") && r->lk.kind == SMARTT_LB_BITMAP) {
+				if (v > SMARTT_BITMAP_PATHS)
+					return replay_fail(r, "--set paths=%s: strack-bitmap tracks at most %u paths",
+							   val, SMARTT_BITMAP_PATHS);
+				r->lk.max_paths = (u32)v;
+			}
 			return 0;
 		}
 	}
