@@ -17,8 +17,13 @@ shift
 
 if [ -d "$arg" ]; then
 	kdir=$(cd "$arg" && pwd)
-	rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null) ||
-		{ echo "build-module: cannot ask $kdir for its kernelrelease" >&2; exit 1; }
+	# UTS_RELEASE is what uname -r will say (Debian's kernel.release is not).
+	if [ -r "$kdir/include/generated/utsrelease.h" ]; then
+		rel=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"$/\1/p' "$kdir/include/generated/utsrelease.h")
+	else
+		rel=$(make -s -C "$kdir" kernelrelease 2>/dev/null) ||
+			{ echo "build-module: cannot ask $kdir for its kernelrelease" >&2; exit 1; }
+	fi
 else
 	rel=$arg
 	kdir=/lib/modules/$rel/build

@@ -9,14 +9,10 @@
 #ifndef SMARTT_COMPAT_H
 #define SMARTT_COMPAT_H
 
-#include <linux/version.h>
-
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 0) || \
-	LINUX_VERSION_CODE >= KERNEL_VERSION(6, 13, 0)
-#ifndef SMARTT_ALLOW_UNTESTED_KERNEL
-#error "smartt is tested on Linux 6.1 to 6.12; build with SMARTT_ALLOW_UNTESTED_KERNEL=1 to try another kernel"
-#endif
-#endif
+/*
+ * The tested range (6.1 to 6.12) is enforced by Kbuild, which knows the
+ * target's VERSION and PATCHLEVEL; see Documentation/compat.rst.
+ */
 
 #ifndef SMARTT_HAVE_TCP_SND_CWND_SET
 #error "smartt needs tcp_snd_cwnd_set() (Linux 5.18 or later)"
@@ -29,12 +25,11 @@
 #define SMARTT_CTL_TABLE_CONST
 #endif
 
-/* KUnit visibility helpers (kernel/tests/ reach static functions). */
+/* KUnit visibility helper (kernel/tests/ reach static functions). */
 #ifdef SMARTT_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>
 #else
 #define VISIBLE_IF_KUNIT static
-#define EXPORT_SYMBOL_IF_KUNIT(symbol)
 #endif
 
 #endif /* SMARTT_COMPAT_H */

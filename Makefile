@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# smartt: top-level build.  `make help` lists the targets.
+#
+# The module itself is built by Kbuild (see Kbuild); this Makefile drives it
+# for every installed supported kernel, and runs the tools and tests.
+
+SHELL := /bin/bash
+TOP := $(abspath .)
+
+# KDIR=<kernel build tree> builds for that tree only; KERNEL=6.1|6.12 picks
+# one installed Debian kernel for the guest-based targets.
+KDIR ?=
+KERNEL ?=
+
+.DEFAULT_GOAL := modules
+
+help:
+	@echo "smartt targets:"
+	@echo "  make                 build smartt.ko for every installed supported kernel (or KDIR=...)"
+	@echo "  make deps            install everything (Debian packages, virtme-ng); idempotent, root"
+	@echo "  make check           all tests: harness, unit, builds, checkpatch/sparse, KUnit, guests"
+	@echo "  make demo            build, boot a guest, emulate two hosts, compare congestion controls"
+	@echo "  make unit            userspace unit tests of kernel/algo (ASan+UBSan)"
+	@echo "  make kunit           KUnit suites in a UML kernel built from linux-source-6.12 (cached)"
+	@echo "  make selftests       kselftests in QEMU guests (KERNEL=6.1|6.12 for one)"
+	@echo "  make checkpatch      checkpatch --strict and sparse on the module sources"
+	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
+	@echo "  make bench-algo      instructions per ACK of every algorithm rule"
+	@echo "  make clean"
+
+modules:
+ifneq ($(KDIR),)
+	@scripts/build-module.sh $(KDIR)
+else
+	@kv=$$(scripts/kernels.sh list); \
+	[ -n "$$kv" ] || { echo "no supported kernel headers installed (6.1, 6.12): run 'make deps' or pass KDIR=" >&2; exit 1; }; \
+	echo "building for:" $$(echo "$$kv" | awk '{print $$2}'); \
+	echo "$$kv" | while read -r s rel; do scripts/build-module.sh $$rel || exit 1; done
+endif
+
+deps:
+	@scripts/deps.sh
+
+# `make check` installs what is missing first, so a fresh clone needs only
+# this command.  SMARTT_SKIP_DEPS=1 skips that step.
+check:
+	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null
+	@KERNEL=$(KERNEL) scripts/check.sh
+
+unit:
+	@scripts/check.sh unit
+
+kunit:
+	@scripts/check.sh kunit
+
+selftests:
+	@KERNEL=$(KERNEL) scripts/check.sh selftests
+
+checkpatch:
+	@scripts/check.sh style build
+
+demo:
+	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null
+	@KERNEL=$(KERNEL) scripts/demo.sh
+
+install:
+ifneq ($(KDIR),)
+	@out=$$(scripts/build-module.sh $(KDIR) | tail -n 1) && \
+	$(MAKE) -C $(KDIR) M=$$(dirname $$out) modules_install && depmod -a
+else
+	@rel=$$(uname -r); out=$$(scripts/build-module.sh $$rel | tail -n 1) && \
+	$(MAKE) -C /lib/modules/$$rel/build M=$$(dirname $$out) modules_install && depmod -a $$rel
+endif
+
+bench-algo:
+	@$(MAKE) -s -C selftests/unit bench
+
+clean:
+	rm -rf build
+
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo clean

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The demo, inside a guest (started by scripts/demo.sh): load smartt.ko,
+# build a two-host fabric with smartt-fabric (one switch, ECN-marking and
+# trimming ports), run one TCP transfer per congestion control and print a
+# table.  Writes the table to OUTDIR/table.txt as well.
+#
+#   demo_guest.sh MODDIR OUTDIR
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+moddir=${1:?usage: demo_guest.sh MODDIR OUTDIR}
+outdir=${2:?usage: demo_guest.sh MODDIR OUTDIR}
+rate=${SMARTT_DEMO_RATE:-100mbit}
+secs=${SMARTT_DEMO_SECONDS:-5}
+ccs=${SMARTT_DEMO_CCS:-cubic dctcp bbr smartt strack}
+rel=$(uname -r)
+fabric=(python3 "$top/userspace/smartt-fabric" --name demo)
+
+staged=$moddir/modroot/lib/modules/$rel
+cp -r "$staged/updates" "/lib/modules/$rel/"
+cp "$staged"/modules.* "/lib/modules/$rel/"
+modprobe smartt
+echo "demo: $(dmesg | grep -o 'smartt: version .* loaded' | tail -n 1) on $rel"
+
+cleanup() { "${fabric[@]}" down >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+"${fabric[@]}" up --hosts 2 --rate "$rate" >"$outdir/fabric-up.txt"
+sed 's/^/demo: /' "$outdir/fabric-up.txt"
+h0=(ip netns exec sf-demo-h0)
+h1=(ip netns exec sf-demo-h1)
+dst=$("${fabric[@]}" hosts --json | python3 -c \
+	'import json,sys; h=json.load(sys.stdin); h=h.get("hosts", h); print(next(x for x in h if x["name"]=="h1")["ipv4"])')
+# ECN for every CC: the ports mark ECT packets, DCTCP and smartt need it.
+"${h0[@]}" sysctl -qw net.ipv4.tcp_ecn=1
+"${h1[@]}" sysctl -qw net.ipv4.tcp_ecn=1
+"${h1[@]}" iperf3 -s -D -1 >/dev/null 2>&1 || true
+
+printf '%-8s %12s %10s %10s %10s %s\n' cc "Mbit/s" retrans ce_marks drops note | tee "$outdir/table.txt"
+for cc in $ccs; do
+	modprobe "tcp_$cc" 2>/dev/null || true
+	if ! grep -qw "$cc" /proc/sys/net/ipv4/tcp_available_congestion_control; then
+		printf '%-8s %12s %10s %10s %10s %s\n' "$cc" - - - - "not available in this kernel/module" |
+			tee -a "$outdir/table.txt"
+		continue
+	fi
+	"${fabric[@]}" reset >/dev/null
+	"${h1[@]}" iperf3 -s -D -1 >/dev/null 2>&1
+	sleep 0.5
+	if ! "${h0[@]}" iperf3 -c "$dst" -C "$cc" -t "$secs" -J >"$outdir/iperf-$cc.json" 2>&1; then
+		printf '%-8s %12s %10s %10s %10s %s\n' "$cc" - - - - "iperf3 failed" | tee -a "$outdir/table.txt"
+		continue
+	fi
+	"${fabric[@]}" status --json >"$outdir/status-$cc.json"
+	python3 - "$cc" "$outdir/iperf-$cc.json" "$outdir/status-$cc.json" <<'PY' | tee -a "$outdir/table.txt"
+import json, sys
+cc, ipf, stf = sys.argv[1:4]
+r = json.load(open(ipf))
+sent = r["end"]["sum_sent"]
+st = json.load(open(stf))
+ports = st.get("ports", st) if isinstance(st, dict) else st
+ce = drops = 0
+for p in (ports.values() if isinstance(ports, dict) else ports):
+    c = p.get("counters", p)
+    ce += int(c.get("ce", c.get("ce_marked", 0)) or 0)
+    drops += int(c.get("drops", 0) or 0)
+print(f"{cc:<8} {sent['bits_per_second'] / 1e6:12.1f} {sent.get('retransmits', 0):10d} {ce:10d} {drops:10d}")
+PY
+done
