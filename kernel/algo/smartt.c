@@ -69,6 +69,7 @@ const struct smartt_knob_desc smartt_knob_descs[] = {
 	KNOB(adjust_acks, 1, U16_MAX, false, "ACKs"),
 	KNOB(adjust_period, 0, SMARTT_RTT_MAX_NS, false, "ns"),
 	KNOB(adjust_bytes, 0, U32_MAX, false, "bytes"),
+	BOOLK(adjust_rtt),
 };
 
 const unsigned int smartt_knob_count = ARRAY_SIZE(smartt_knob_descs);
@@ -625,7 +626,7 @@ static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
 {
 	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
 	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, avg;
-	u32 nb = e->bytes, r;
+	u32 nb = e->bytes, r, period;
 
 	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
 		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
@@ -655,11 +656,15 @@ static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
 		}
 		s->inc = smartt_sat_add(s->inc, smartt_fi_num(p, nb, bdp));
 	}
-	/* Adjustment period: apply every adjust_acks ACKs or adjust_period ns. */
+	/*
+	 * Adjustment period: apply every adjust_acks ACKs, or once
+	 * adjust_period ns (or, with adjust_rtt, one base RTT) passed.
+	 */
 	if (s->acks < U16_MAX)
 		s->acks++;
+	period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
 	if (s->acks >= p->k.adjust_acks ||
-	    (p->k.adjust_period && e->now - s->last_adjust >= p->k.adjust_period)) {
+	    (period && e->now - s->last_adjust >= period)) {
 		if (s->inc) {
 			s->cwnd += div64_u64(s->inc, s->cwnd);
 			r |= SMARTT_R_ADJUST;

@@ -119,6 +119,8 @@ enum smartt_qa_delay_mode {
  * @adjust_acks: smartt: apply accumulated increases every n ACKs (1)
  * @adjust_period: smartt: ... or when this many ns passed (0 = off);
  *	nscc: the fulfill/eta period, ns; 0 = network_rtt
+ * @adjust_rtt: smartt: 1 = the period is the current base RTT
+ *	("accumulate up to an RTT"), overriding @adjust_period
  * @adjust_bytes: nscc: fulfill once this many bytes were acked;
  *	0 = 8 x mtu
  */
@@ -162,6 +164,7 @@ struct smartt_knobs {
 	u32 adjust_acks;
 	u32 adjust_period;
 	u32 adjust_bytes;
+	u32 adjust_rtt;
 };
 
 /**

@@ -214,6 +214,18 @@ static const struct smartt_vec smartt_vectors[] = {
 		A(4000, 20000, 4096, 0, 0, 100167, SMARTT_R_FI | SMARTT_R_ADJUST),
 	} },
 	/*
+	 * Accumulate up to a base RTT (adjust_rtt, n = 65535 ACKs): ACKs at
+	 * 1000 and 5000 ns only accumulate 4194304 each; at 12500 ns, 12500 >=
+	 * 12000 since the last adjustment (t = 0): 3 x 4194304 / 100000 =
+	 * 125.8 -> 100125.
+	 */
+	{ "smartt_adjust_rtt", SMARTT_PROFILE_SMARTT,
+	  { { "adjust_acks", 65535 }, { "adjust_rtt", 1 } }, 100000, 0, 0, 3, {
+		A(1000, 20000, 4096, 0, 0, 100000, SMARTT_R_FI),
+		A(5000, 20000, 4096, 0, 0, 100000, SMARTT_R_FI),
+		A(12500, 20000, 4096, 0, 0, 100125, SMARTT_R_FI | SMARTT_R_ADJUST),
+	} },
+	/*
 	 * smartt QuickAdapt without trimming: delay trigger 4 x (trtt - brtt)
 	 * = 24000 ns, gate cwnd >> 3 = 25000.  t=1000 opens the window (end
 	 * 19000) and MD is held (first base RTT).  t=19000: window ended,
