@@ -299,6 +299,18 @@ static const struct smartt_vec smartt_vectors[] = {
 		A(24000, 12000, 4160, 39200, 0, 9974,
 		  SMARTT_R_FAST_INC | SMARTT_R_ADJUST | SMARTT_R_ETA),
 	} },
+	/*
+	 * nscc QuickAdapt from delay alone (no trim): t=1000 opens the window
+	 * (over from 1000 + 21000 + 1); the ECN ACK's MD is held (avg 500 ns
+	 * < target).  t=22001: delay 40000 > 4 x 9000 and 4160 acked < 28125:
+	 * cwnd = 4160, ignore 50000 B.  A NACK in the ignore phase is
+	 * swallowed.
+	 */
+	{ "nscc_qa_delay", SMARTT_PROFILE_NSCC, {}, 100000, 0, 0, 3, {
+		A(1000, 52000, 4160, 54000, 1, 100000, SMARTT_R_MD_HELD),
+		A(22001, 52000, 4160, 50000, 1, 4160, SMARTT_R_QA),
+		N(23000, 0, 4160, 45840, 4160, SMARTT_R_IGNORED),
+	} },
 	/* nscc FastIncrease: count 12480 > 8320 at the 3rd ACK, +1040 each. */
 	{ "nscc_fast_increase", SMARTT_PROFILE_NSCC, {}, 8320, 0, 0, 5, {
 		A(1000, 12000, 4160, 0, 0, 8320, SMARTT_R_PI),
