@@ -80,9 +80,12 @@ static int parse_ppm(const char *s, u64 *v)
 	size_t n;
 	int d = 0;
 
-	if (!dot)
-		return parse_u64(s, &i) || i > U64_MAX / SMARTT_PPM ? -1 :
-		       (*v = i * SMARTT_PPM, 0);
+	if (!dot) {
+		if (parse_u64(s, &i) || i > U32_MAX)
+			return -1;
+		*v = i * SMARTT_PPM;
+		return 0;
+	}
 	n = (size_t)(dot - s);
 	if (n == 0 || n >= sizeof(ip))
 		return -1;
@@ -165,12 +168,14 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 	    !strcmp(key, "avg_delay")) {
 		if (parse_u64(val, &v) || (key[0] == 'a' && v > U32_MAX))
 			return replay_fail(r, "--set %s=%s: want bytes/ns", key, val);
-		if (key[0] == 'c')
+		if (key[0] == 'c') {
 			r->cwnd0 = v;
-		else if (key[0] == 'i')
-			r->in_flight = v, r->in_flight_set = true;
-		else
+		} else if (key[0] == 'i') {
+			r->in_flight = v;
+			r->in_flight_set = true;
+		} else {
 			r->avg_delay_ns = v;
+		}
 		return 0;
 	}
 	if (!strcmp(key, "wtd") && r->algo != REPLAY_ALGO_STRACK) {
