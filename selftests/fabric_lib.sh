@@ -72,8 +72,10 @@ port_stat() {
 recv_start() {
 	local host=$1 addr=$2 out=$3 ready=$__sf_tmp/ready.$RANDOM i
 	shift 3
-	"$SF" exec "$host" python3 "$PKTGEN" recv --bind "$addr" --ready "$ready" "$@" >"$out" &
-	for i in $(seq 100); do
+	# The first packet can take long under TCG (the sender's start-up).
+	"$SF" exec "$host" python3 "$PKTGEN" recv --bind "$addr" --ready "$ready" \
+		--start-timeout "${SF_RECV_START_TIMEOUT:-60}" "$@" >"$out" &
+	for i in $(seq 600); do
 		[ -e "$ready" ] && return 0
 		sleep 0.05
 	done
