@@ -27,6 +27,9 @@ if [ $# -gt 0 ]; then
 else
 	tests=("$here"/smartt_*.sh)
 fi
+if [ "${SMARTT_INJECT_FAIL:-}" = selftest ]; then
+	tests+=("$here/harness/inject_fail.sh")
+fi
 for i in "${!tests[@]}"; do
 	case ${tests[$i]} in */*) ;; *) tests[$i]=$here/${tests[$i]} ;; esac
 done
