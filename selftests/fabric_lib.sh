@@ -105,17 +105,31 @@ within() {
 # rx_bytes NODE DEV: interface receive byte counter inside a fabric node.
 rx_bytes() { ip netns exec "sf-$SF_NAME-$1" cat "/sys/class/net/$2/statistics/rx_bytes"; }
 
-# measure_rate NODE DEV DELAY_S WINDOW_S: bit/s received on DEV over WINDOW_S,
-# starting DELAY_S from now (sampled inside the namespace).
+# measure_rate NODE DEV WARMUP_S WINDOW_S: bit/s received on DEV over
+# WINDOW_S, starting WARMUP_S after traffic starts arriving (waits up to 60 s
+# for it: senders start slowly under TCG).  Sampled inside the namespace.
 measure_rate() {
 	ip netns exec "sf-$SF_NAME-$1" python3 -c '
 import sys, time
-dev, delay, win = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+dev, warm, win = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 f = "/sys/class/net/%s/statistics/rx_bytes" % dev
 rd = lambda: int(open(f).read())
-time.sleep(delay)
+b = rd(); t = time.monotonic()
+while rd() - b < 20000 and time.monotonic() - t < 60:
+    time.sleep(0.01)
+time.sleep(warm)
 b0, t0 = rd(), time.monotonic()
 time.sleep(win)
 b1, t1 = rd(), time.monotonic()
 print(int((b1 - b0) * 8 / (t1 - t0)))' "$2" "$3" "$4"
+}
+
+# wait_drained PORT: until the port's queue is empty (at most 60 s).
+wait_drained() {
+	local i
+	for i in $(seq 120); do
+		[ "$(port_stat "$1" queue_bytes)" = 0 ] && return 0
+		sleep 0.5
+	done
+	return 1
 }
