@@ -847,7 +847,7 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
  * @e: the timeout: time, the lost packet's size, bytes in flight after
  *	removing it
  *
- * With qa_on_timeout (smartt-2024 without trimming) a timeout is handled
+ * With qa_on_timeout (smartt-2024: "trims or timeouts") a timeout is handled
  * like a trim; otherwise cwnd -= size (reference 2.5, 3.6).
  *
  * Return: SMARTT_R_* bits of the rules that fired.
