@@ -27,6 +27,7 @@ help:
 	@echo "  make checkpatch      checkpatch --strict and sparse on the module sources"
 	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
 	@echo "  make bench-algo      instructions per ACK of every algorithm rule"
+	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 
 modules:
@@ -76,7 +77,11 @@ endif
 bench-algo:
 	@$(MAKE) -s -C selftests/unit bench
 
+# libFuzzer over smartt-replay's parser and the cores, FUZZ_SECONDS long.
+fuzz:
+	@$(MAKE) -s -C selftests/unit fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
+
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo fuzz clean
