@@ -25,6 +25,8 @@ static void __init smartt_build_checks(void)
 
 static int __init smartt_init(void)
 {
+	int err;
+
 	smartt_build_checks();
 
 	/*
@@ -33,14 +35,33 @@ static int __init smartt_init(void)
 	 * proto/protosw, its UDP encapsulation sockets, the congestion
 	 * controls.  Unwind in reverse with one label per rung.
 	 */
+	err = smartt_cc_pernet_init();	/* net.smartt.tcp_* */
+	if (err)
+		goto fail;
+	err = smartt_tcp_register();
+	if (err)
+		goto fail_cc_pernet;
+	err = strack_tcp_register();
+	if (err)
+		goto fail_smartt_tcp;
 
 	pr_info("version %s loaded\n", SMARTT_VERSION);
 	return 0;
+
+fail_smartt_tcp:
+	smartt_tcp_unregister();
+fail_cc_pernet:
+	smartt_cc_pernet_exit();
+fail:
+	return err;
 }
 
 static void __exit smartt_exit(void)
 {
 	/* Reverse order of smartt_init(). */
+	strack_tcp_unregister();
+	smartt_tcp_unregister();
+	smartt_cc_pernet_exit();
 	pr_info("version %s unloaded\n", SMARTT_VERSION);
 }
 
@@ -51,10 +72,11 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("The smartt developers");
 MODULE_DESCRIPTION("SMaRTT/STrack congestion control and REPS multipath transport");
 MODULE_VERSION(SMARTT_VERSION);
+/* tcp_cong.c autoloads a congestion control with request_module("tcp_%s"). */
+MODULE_ALIAS("tcp_smartt");
+MODULE_ALIAS("tcp_strack");
 /*
  * Reserved autoload aliases, enabled by the issues that register them:
- *   MODULE_ALIAS_TCP_CONG("smartt");    -> "tcp-smartt"
- *   MODULE_ALIAS_TCP_CONG("strack");    -> "tcp-strack"
  *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SMARTT, SOCK_DGRAM);
  *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SMARTT, SOCK_DGRAM);
  * An alias is a promise that loading this module provides the name, so

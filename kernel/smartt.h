@@ -12,4 +12,12 @@
 #define SMARTT_VERSION "unknown"
 #endif
 
+/* kernel/cc/: the TCP congestion controls smartt and strack */
+int smartt_cc_pernet_init(void);
+void smartt_cc_pernet_exit(void);
+int smartt_tcp_register(void);
+void smartt_tcp_unregister(void);
+int strack_tcp_register(void);
+void strack_tcp_unregister(void);
+
 #endif /* SMARTT_H */

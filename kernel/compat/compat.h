@@ -25,6 +25,22 @@
 #define SMARTT_CTL_TABLE_CONST
 #endif
 
+/* Sysctl registration: explicit table size from 6.5 on. */
+#ifdef SMARTT_HAVE_REGISTER_NET_SYSCTL_SZ
+#define smartt_register_net_sysctl(net, path, table, n) \
+	register_net_sysctl_sz(net, path, table, n)
+#else
+#define smartt_register_net_sysctl(net, path, table, n) \
+	({ (void)(n); register_net_sysctl(net, path, table); })
+#endif
+
+/* __tcp_send_ack(): a flags argument from 6.10 on. */
+#ifdef SMARTT_HAVE_TCP_SEND_ACK_FLAGS
+#define smartt_tcp_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt, 0)
+#else
+#define smartt_tcp_send_ack(sk, rcv_nxt)	__tcp_send_ack(sk, rcv_nxt)
+#endif
+
 /* KUnit visibility helper (kernel/tests/ reach static functions). */
 #ifdef SMARTT_HAVE_KUNIT_VISIBILITY
 #include <kunit/visibility.h>

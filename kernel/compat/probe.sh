@@ -34,4 +34,7 @@ has include/net/sock.h 'unsigned int[[:space:]]+ipv6_pinfo_offset;' &&
 # only way core code touches snd_cwnd.
 has include/net/tcp.h 'static inline void tcp_snd_cwnd_set\(' &&
 	flag SMARTT_HAVE_TCP_SND_CWND_SET
+# 6.10: __tcp_send_ack() got a flags argument.
+has include/net/tcp.h 'void __tcp_send_ack\(struct sock \*sk, u32 rcv_nxt, u16 flags\)' &&
+	flag SMARTT_HAVE_TCP_SEND_ACK_FLAGS
 echo

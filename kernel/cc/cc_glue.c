@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Glue shared by the TCP congestion controls smartt and strack: per-netns
+ * configuration (net.smartt.tcp_*), tcp_sock/rate_sample -> core samples,
+ * the receiver's CE state machine, window and pacing output, get_info and
+ * the tracepoints.  Decisions are the cores' (kernel/algo/).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/inet_diag.h>
+#include <linux/kernel.h>
+#include <linux/math64.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/sysctl.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/tcp.h>
+
+#include "smartt.h"
+#include "cc/cc_glue.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace_cc.h"
+
+/* Defaults of the net.smartt.tcp_* sysctls (Documentation/sysctl.rst). */
+#define SMARTT_CC_DEF_NETWORK_RTT_US	12
+#define SMARTT_CC_DEF_MSS		1448
+/* Placeholder link rate of the shared parameters in measured mode. */
+#define SMARTT_CC_PLACEHOLDER_MBPS	100000
+#define SMARTT_CC_LINK_MAX_MBPS		10000000U	/* 10 Tb/s */
+#define SMARTT_CC_RTT_MAX_US		1000000U	/* 1 s */
+
+/**
+ * struct smartt_cc_net - per-netns state of the congestion-control glue
+ * @cfg: current configuration, read under RCU by every ACK
+ * @lock: serialises writers
+ * @vals: the sysctl values @cfg was built from
+ * @table: this netns' sysctl table
+ * @hdr: its registration
+ */
+struct smartt_cc_net {
+	struct smartt_cc_cfg __rcu *cfg;
+	struct mutex lock;	/* serialises sysctl writers */
+	struct smartt_cc_vals vals;
+	struct ctl_table *table;
+	struct ctl_table_header *hdr;
+};
+
+static unsigned int smartt_cc_net_id __read_mostly;
+
+/* Parse "12", "1.5", "0.0125" into an integer or (frac) ppm. */
+static int smartt_cc_parse_num(const char *s, bool frac, u32 *out)
+{
+	char ip[16];
+	const char *dot = strchr(s, '.');
+	u64 v, f = 0, scale = SMARTT_PPM;
+	size_t n;
+
+	if (!dot) {
+		if (kstrtou64(s, 0, &v))
+			return -EINVAL;
+		if (frac)
+			v *= SMARTT_PPM;
+		if (v > U32_MAX)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	n = dot - s;
+	if (!frac || n == 0 || n >= sizeof(ip))
+		return -EINVAL;
+	memcpy(ip, s, n);
+	ip[n] = '\0';
+	if (kstrtou64(ip, 10, &v) || v > U32_MAX / SMARTT_PPM)
+		return -EINVAL;
+	for (s = dot + 1; *s; s++) {
+		if (*s < '0' || *s > '9' || scale == 1)
+			return -EINVAL;
+		scale /= 10;
+		f += (*s - '0') * scale;
+	}
+	*out = v * SMARTT_PPM + f;
+	return 0;
+}
+
+/* Apply "name=value ..." to the SMaRTT (@strack false) or STrack knobs. */
+static int smartt_cc_apply_text(const char *text, bool strack, void *knobs)
+{
+	char buf[sizeof_field(struct smartt_cc_vals, smartt_knobs)];
+	char *p = buf, *tok;
+
+	strscpy(buf, text, sizeof(buf));
+	while ((tok = strsep(&p, " \t\n,")) != NULL) {
+		char *val = strchr(tok, '=');
+		bool frac;
+		int i;
+		u32 v;
+
+		if (!*tok)
+			continue;
+		if (!val)
+			return -EINVAL;
+		*val++ = '\0';
+		i = strack ? strack_knob_find(tok) : smartt_knob_find(tok);
+		if (i < 0)
+			return -EINVAL;
+		frac = strack ? strack_knob_descs[i].frac : smartt_knob_descs[i].frac;
+		if (smartt_cc_parse_num(val, frac, &v))
+			return -EINVAL;
+		if (strack)
+			strack_knob_set(knobs, i, v);
+		else
+			smartt_knob_set(knobs, i, v);
+	}
+	return 0;
+}
+
+/* Build a configuration from sysctl values; ERR_PTR(-EINVAL) if invalid. */
+static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
+{
+	struct smartt_cc_cfg *cfg;
+	struct smartt_knobs sk;
+	struct strack_knobs tk;
+	u32 link = v->link_mbps ? v->link_mbps : SMARTT_CC_PLACEHOLDER_MBPS;
+	int err = -EINVAL;
+
+	if (v->profile >= SMARTT_PROFILE_COUNT || v->start > SMARTT_CC_START_BDP ||
+	    v->link_mbps > SMARTT_CC_LINK_MAX_MBPS ||
+	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
+	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US)
+		return ERR_PTR(-EINVAL);
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg)
+		return ERR_PTR(-ENOMEM);
+
+	sk = smartt_profiles[v->profile];
+	sk.mtu = v->mss;
+	sk.link_mbps = link;
+	sk.base_rtt = v->base_rtt_us * NSEC_PER_USEC;
+	sk.learn_base_rtt = !v->base_rtt_us;
+	sk.network_rtt = v->network_rtt_us * NSEC_PER_USEC;
+	sk.trimming = 0;	/* TCP has no trimming: loss plays its role */
+	tk = strack_defaults;
+	tk.mtu = v->mss;
+	tk.link_mbps = link;
+	tk.base_rtt = sk.base_rtt;
+	tk.learn_base_rtt = sk.learn_base_rtt;
+	tk.network_rtt = sk.network_rtt;
+
+	if (smartt_cc_apply_text(v->smartt_knobs, false, &sk) ||
+	    smartt_cc_apply_text(v->strack_knobs, true, &tk))
+		goto fail;
+	if (smartt_params_init(&cfg->sp, &sk) || strack_params_init(&cfg->tp, &tk))
+		goto fail;
+	cfg->link_mbps = v->link_mbps;
+	cfg->base_rtt_ns = v->base_rtt_us * NSEC_PER_USEC;
+	cfg->start = v->start;
+	return cfg;
+fail:
+	kfree(cfg);
+	return ERR_PTR(err);
+}
+
+/**
+ * smartt_cc_cfg_get() - the configuration of a socket's netns
+ * @sk: socket
+ *
+ * Context: rcu_read_lock() held; the result is valid until it is dropped.
+ * Return: the current configuration (never NULL).
+ */
+const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk)
+{
+	struct smartt_cc_net *cn = net_generic(sock_net(sk), smartt_cc_net_id);
+
+	return rcu_dereference(cn->cfg);
+}
+
+/**
+ * smartt_cc_smartt_params() - SMaRTT parameters for one flow
+ * @cfg: configuration
+ * @g: the flow's glue state (its measured link rate)
+ * @tmp: scratch space for measured mode
+ *
+ * With a configured link rate every flow shares @cfg's parameters.  Without
+ * one the flow's measured rate replaces the link rate and the derived
+ * constants are computed again in @tmp (the slow path; configure
+ * net.smartt.tcp_link_mbps for the fast one).
+ *
+ * Return: the parameters to use.
+ */
+const struct smartt_params *smartt_cc_smartt_params(const struct smartt_cc_cfg *cfg,
+						    const struct smartt_cc_sock *g,
+						    struct smartt_params *tmp)
+{
+	struct smartt_knobs k;
+
+	if (cfg->link_mbps || !g->rate_mbps)
+		return &cfg->sp;
+	k = cfg->sp.k;
+	k.link_mbps = g->rate_mbps;
+	if (smartt_params_init(tmp, &k))
+		return &cfg->sp;
+	return tmp;
+}
+
+/**
+ * smartt_cc_strack_params() - STrack parameters for one flow
+ * @cfg: configuration
+ * @g: the flow's glue state
+ * @tmp: scratch space for measured mode
+ *
+ * As smartt_cc_smartt_params().
+ *
+ * Return: the parameters to use.
+ */
+const struct strack_params *smartt_cc_strack_params(const struct smartt_cc_cfg *cfg,
+						    const struct smartt_cc_sock *g,
+						    struct strack_params *tmp)
+{
+	struct strack_knobs k;
+
+	if (cfg->link_mbps || !g->rate_mbps)
+		return &cfg->tp;
+	k = cfg->tp.k;
+	k.link_mbps = g->rate_mbps;
+	if (strack_params_init(tmp, &k))
+		return &cfg->tp;
+	return tmp;
+}
+
+/**
+ * smartt_cc_windowed_min_rtt() - the kernel's windowed minimum RTT
+ * @sk: socket
+ *
+ * tcp_sock keeps a windowed minimum of its RTT samples
+ * (net.ipv4.tcp_min_rtt_wlen, 300 s by default).
+ *
+ * Return: that minimum in ns, or 0 when there is no sample yet.
+ */
+u32 smartt_cc_windowed_min_rtt(const struct sock *sk)
+{
+	u32 us = tcp_min_rtt(tcp_sk(sk));
+
+	if (us == ~0U || !us)
+		return 0;
+	return min_t(u64, (u64)us * NSEC_PER_USEC, SMARTT_RTT_MAX_NS);
+}
+
+/**
+ * smartt_cc_base_rtt0() - the base RTT a flow starts with
+ * @sk: socket
+ * @cfg: configuration
+ * @fallback: the core's initial base RTT (network_rtt)
+ *
+ * Return: the configured base RTT, else the handshake's RTT sample, else
+ * @fallback; ns.
+ */
+u32 smartt_cc_base_rtt0(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			u32 fallback)
+{
+	u32 rtt;
+
+	if (cfg->base_rtt_ns)
+		return cfg->base_rtt_ns;
+	rtt = smartt_cc_windowed_min_rtt(sk);
+	return rtt ? max_t(u32, rtt, SMARTT_RTT_MIN_NS) : fallback;
+}
+
+/**
+ * smartt_cc_start_cwnd() - initial window of a flow
+ * @sk: socket
+ * @cfg: configuration
+ * @link_mbps: link rate the flow's parameters use
+ * @base_rtt: the flow's initial base RTT, ns
+ *
+ * Return: link rate x base RTT (one BDP) with tcp_start = 1 and a
+ * configured link rate; the kernel's initial window otherwise; bytes.
+ */
+u64 smartt_cc_start_cwnd(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			 u32 link_mbps, u32 base_rtt)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (cfg->start == SMARTT_CC_START_BDP && cfg->link_mbps)
+		return div_u64((u64)link_mbps * base_rtt, 8000);
+	return (u64)tcp_snd_cwnd(tp) * tp->mss_cache;
+}
+
+/**
+ * smartt_cc_sock_init() - start the glue state of a flow
+ * @sk: socket
+ * @g: glue state
+ * @cfg: configuration
+ *
+ * Takes the current CE counter and rcv_nxt, seeds the measured link rate
+ * with the initial window over the handshake RTT, and asks for pacing
+ * (TCP's internal pacing when the qdisc is not fq).
+ */
+void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
+			 const struct smartt_cc_cfg *cfg)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 rtt_us = tcp_min_rtt(tp);
+
+	g->prior_ce = (u16)tp->delivered_ce;
+	g->prior_rcv_nxt = tp->rcv_nxt;
+	g->rate_mbps = 0;
+	if (!cfg->link_mbps && rtt_us && rtt_us != ~0U) {
+		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
+
+		g->rate_mbps = clamp_t(u64, mbps, 1, SMARTT_CC_RATE_MAX);
+	}
+	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
+}
+
+/**
+ * smartt_cc_ce_pkts() - packets delivered with a CE echo since the last ACK
+ * @sk: socket
+ * @g: glue state
+ *
+ * The delta of tp->delivered_ce, which tcp_ack() raises by the delivered
+ * packets of every ACK that carries ECE; with the DCTCP receiver state
+ * machine (smartt_cc_ecn_event()) ECE echoes exactly the CE marks of the
+ * packets it acknowledges.
+ *
+ * Return: the packet count.
+ */
+u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g)
+{
+	u16 now = (u16)tcp_sk(sk)->delivered_ce;
+	u16 d = now - g->prior_ce;
+
+	g->prior_ce = now;
+	return d;
+}
+
+/**
+ * smartt_cc_rate_update() - raise the measured link-rate estimate
+ * @sk: socket
+ * @g: glue state
+ * @rs: rate sample of this ACK
+ *
+ * The estimate is the maximum delivery rate seen (app-limited samples can
+ * only underestimate, so they count too), in Mbit/s, saturating at
+ * %SMARTT_CC_RATE_MAX.  Used only without a configured link rate.
+ */
+void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
+			   const struct rate_sample *rs)
+{
+	u64 mbps;
+
+	if (rs->delivered <= 0 || rs->interval_us <= 0)
+		return;
+	mbps = div_u64((u64)rs->delivered * tcp_sk(sk)->mss_cache * 8,
+		       (u32)min_t(long, rs->interval_us, U32_MAX));
+	mbps = min_t(u64, mbps, SMARTT_CC_RATE_MAX);
+	if (mbps > g->rate_mbps)
+		g->rate_mbps = mbps;
+}
+
+/**
+ * smartt_cc_rtt_sample() - the ACK's RTT sample
+ * @rs: rate sample
+ *
+ * Return: rs->rtt_us in ns (at most 1 s), 0 when the ACK has none.
+ */
+u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
+{
+	if (rs->rtt_us <= 0)
+		return 0;
+	return min_t(u64, (u64)rs->rtt_us * NSEC_PER_USEC, SMARTT_RTT_MAX_NS);
+}
+
+/**
+ * smartt_cc_apply() - hand the core's window to TCP and set the pacing rate
+ * @sk: socket
+ * @cwnd: window, bytes
+ * @base_rtt: the flow's base RTT, ns (used while there is no srtt)
+ *
+ * snd_cwnd = cwnd / MSS (at least 1, at most snd_cwnd_clamp);
+ * sk_pacing_rate = 1.2 x cwnd / srtt (TCP's congestion-avoidance ratio), at
+ * most sk_max_pacing_rate.  fq paces at it; without fq TCP's internal
+ * pacing does (smartt_cc_sock_init() asked for it).
+ */
+void smartt_cc_apply(struct sock *sk, u64 cwnd, u32 base_rtt)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 mss = max_t(u32, tp->mss_cache, 1);
+	u64 pkts = div_u64(cwnd, mss), rate;
+	u32 srtt_us = tp->srtt_us >> 3;
+
+	pkts = clamp_t(u64, pkts, 1, tp->snd_cwnd_clamp);
+	tcp_snd_cwnd_set(tp, pkts);
+
+	if (!srtt_us)
+		srtt_us = max_t(u32, base_rtt / NSEC_PER_USEC, 1);
+	/* cwnd <= 2^41 B: x 1.2e6 stays below 2^63 */
+	rate = div_u64(pkts * mss * USEC_PER_SEC * 6 / 5, srtt_us);
+	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
+	WRITE_ONCE(sk->sk_pacing_rate, rate);
+}
+
+static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	if (ce_state)
+		tp->ecn_flags |= TCP_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~TCP_ECN_DEMAND_CWR;
+}
+
+/**
+ * smartt_cc_ecn_event() - the receiver's CE state machine (DCTCP's)
+ * @sk: socket
+ * @g: glue state
+ * @ev: CA_EVENT_ECN_IS_CE or CA_EVENT_ECN_NO_CE
+ *
+ * On a change of the CE state of arriving data, first send a delayed ACK
+ * (if one is pending) with the old state for the old data, then ACK at
+ * once, so that every ACK's ECE echoes the CE marks of exactly the packets
+ * it acknowledges.  The state is kept in TCP_ECN_DEMAND_CWR (ECE on).  This
+ * runs in the receiver's congestion control: both ends must run an
+ * ECN-aware one (smartt, strack or dctcp) for the echo to be per packet.
+ */
+void smartt_cc_ecn_event(struct sock *sk, struct smartt_cc_sock *g,
+			 enum tcp_ca_event ev)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	u32 old = !!(tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+	u32 new = ev == CA_EVENT_ECN_IS_CE;
+
+	if (old != new) {
+		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
+			smartt_cc_ece_ack_cwr(sk, old);
+			smartt_tcp_send_ack(sk, g->prior_rcv_nxt);
+		}
+		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
+	}
+	g->prior_rcv_nxt = tp->rcv_nxt;
+	smartt_cc_ece_ack_cwr(sk, new);
+}
+
+/**
+ * smartt_cc_get_info() - state for inet_diag (ss -ti)
+ * @sk: socket
+ * @ext: requested extensions
+ * @attr: set to the attribute type filled
+ * @info: filled
+ * @base_rtt: the flow's base RTT, ns
+ *
+ * Reuses DCTCP's layout, which ss decodes as
+ * "dctcp:(ce_state:A,alpha:B,ab_ecn:C,ab_tot:D)" or "dctcp:fallback_mode":
+ * dctcp_enabled = ECN negotiated (0: delay-only rules, shown as
+ * fallback_mode), ce_state = receiver CE state, alpha = base RTT in us,
+ * ab_ecn / ab_tot = bytes delivered with CE / in total (low 32 bits).
+ *
+ * Return: the size filled, 0 if not requested.
+ */
+size_t smartt_cc_get_info(struct sock *sk, u32 ext, int *attr,
+			  union tcp_cc_info *info, u32 base_rtt)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
+	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
+		return 0;
+	memset(&info->dctcp, 0, sizeof(info->dctcp));
+	info->dctcp.dctcp_enabled = !!(tp->ecn_flags & TCP_ECN_OK);
+	info->dctcp.dctcp_ce_state = !!(tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+	info->dctcp.dctcp_alpha = base_rtt / NSEC_PER_USEC;
+	info->dctcp.dctcp_ab_ecn = tp->delivered_ce * tp->mss_cache;
+	info->dctcp.dctcp_ab_tot = tp->delivered * tp->mss_cache;
+	*attr = INET_DIAG_DCTCPINFO;
+	return sizeof(info->dctcp);
+}
+
+/* ---- net.smartt.tcp_* sysctls ---- */
+
+/* Build and publish a configuration from @v; on success @v becomes current. */
+static int smartt_cc_publish(struct smartt_cc_net *cn, const struct smartt_cc_vals *v)
+{
+	struct smartt_cc_cfg *cfg = smartt_cc_cfg_build(v), *old;
+
+	if (IS_ERR(cfg))
+		return PTR_ERR(cfg);
+	old = rcu_replace_pointer(cn->cfg, cfg, lockdep_is_held(&cn->lock));
+	cn->vals = *v;
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* A write replaces one value, rebuilds the configuration or fails -EINVAL. */
+static int smartt_cc_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
+			    int write, void *buffer, size_t *lenp, loff_t *ppos)
+{
+	struct smartt_cc_net *cn = table->extra1;
+	size_t off = (uintptr_t)table->extra2;
+	struct smartt_cc_vals v;
+	struct ctl_table t = *table;
+	char prof[32];
+	bool is_str = table->maxlen > sizeof(u32);
+	bool is_prof = off == offsetof(struct smartt_cc_vals, profile);
+	int err;
+
+	mutex_lock(&cn->lock);
+	v = cn->vals;
+	if (is_prof) {
+		strscpy(prof, smartt_profile_names[v.profile], sizeof(prof));
+		t.data = prof;
+		t.maxlen = sizeof(prof);
+		err = proc_dostring(&t, write, buffer, lenp, ppos);
+	} else {
+		t.data = (char *)&v + off;
+		err = is_str ? proc_dostring(&t, write, buffer, lenp, ppos) :
+			proc_douintvec(&t, write, buffer, lenp, ppos);
+	}
+	if (err || !write)
+		goto out;
+	if (is_prof) {
+		int id = smartt_profile_by_name(strim(prof));
+
+		if (id < 0) {
+			err = -EINVAL;
+			goto out;
+		}
+		v.profile = id;
+	}
+	err = smartt_cc_publish(cn, &v) ? -EINVAL : 0;
+out:
+	mutex_unlock(&cn->lock);
+	return err;
+}
+
+#define SMARTT_CC_ENTRY(name, field, len)				\
+	{								\
+		.procname = name,					\
+		.maxlen = len,						\
+		.mode = 0644,						\
+		.proc_handler = smartt_cc_sysctl,			\
+		.extra2 = (void *)offsetof(struct smartt_cc_vals, field), \
+	}
+
+static const struct ctl_table smartt_cc_table_tmpl[] = {
+	SMARTT_CC_ENTRY("tcp_smartt_profile", profile, 32),
+	SMARTT_CC_ENTRY("tcp_link_mbps", link_mbps, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_base_rtt_us", base_rtt_us, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_network_rtt_us", network_rtt_us, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_mss", mss, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_start", start, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_smartt_knobs", smartt_knobs,
+			sizeof_field(struct smartt_cc_vals, smartt_knobs)),
+	SMARTT_CC_ENTRY("tcp_strack_knobs", strack_knobs,
+			sizeof_field(struct smartt_cc_vals, strack_knobs)),
+	{ }
+};
+
+static int __net_init smartt_cc_net_init(struct net *net)
+{
+	struct smartt_cc_net *cn = net_generic(net, smartt_cc_net_id);
+	struct smartt_cc_vals v = {
+		.profile = SMARTT_PROFILE_SMARTT,
+		.network_rtt_us = SMARTT_CC_DEF_NETWORK_RTT_US,
+		.mss = SMARTT_CC_DEF_MSS,
+		.start = SMARTT_CC_START_IW,
+	};
+	unsigned int i, n = ARRAY_SIZE(smartt_cc_table_tmpl) - 1;
+	int err;
+
+	mutex_init(&cn->lock);
+	mutex_lock(&cn->lock);
+	err = smartt_cc_publish(cn, &v);
+	mutex_unlock(&cn->lock);
+	if (err)
+		return err;
+
+	cn->table = kmemdup(smartt_cc_table_tmpl, sizeof(smartt_cc_table_tmpl),
+			    GFP_KERNEL);
+	if (!cn->table) {
+		err = -ENOMEM;
+		goto free_cfg;
+	}
+	for (i = 0; i < n; i++)
+		cn->table[i].extra1 = cn;
+	cn->hdr = smartt_register_net_sysctl(net, "net/smartt", cn->table, n);
+	if (!cn->hdr) {
+		err = -ENOMEM;
+		goto free_table;
+	}
+	return 0;
+
+free_table:
+	kfree(cn->table);
+free_cfg:
+	kfree(rcu_dereference_protected(cn->cfg, true));
+	return err;
+}
+
+static void __net_exit smartt_cc_net_exit(struct net *net)
+{
+	struct smartt_cc_net *cn = net_generic(net, smartt_cc_net_id);
+
+	unregister_net_sysctl_table(cn->hdr);
+	kfree(cn->table);
+	/* No socket of this netns is left to read it. */
+	kfree(rcu_dereference_protected(cn->cfg, true));
+}
+
+static struct pernet_operations smartt_cc_net_ops = {
+	.init = smartt_cc_net_init,
+	.exit = smartt_cc_net_exit,
+	.id = &smartt_cc_net_id,
+	.size = sizeof(struct smartt_cc_net),
+};
+
+/**
+ * smartt_cc_pernet_init() - register the per-netns congestion-control
+ * configuration and its net.smartt.tcp_* sysctls
+ *
+ * Return: 0 or a negative errno.
+ */
+int smartt_cc_pernet_init(void)
+{
+	return register_pernet_subsys(&smartt_cc_net_ops);
+}
+
+/**
+ * smartt_cc_pernet_exit() - undo smartt_cc_pernet_init()
+ *
+ * Waits for configurations still queued for kfree_rcu().
+ */
+void smartt_cc_pernet_exit(void)
+{
+	unregister_pernet_subsys(&smartt_cc_net_ops);
+	rcu_barrier();
+}

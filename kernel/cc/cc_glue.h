@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Congestion-control glue shared by tcp_smartt.c and tcp_strack.c: the
+ * per-netns configuration (net.smartt.tcp_*), the conversion of tcp_sock
+ * and rate_sample state into core samples, the DCTCP-style receiver CE
+ * state machine, window and pacing output, get_info.  It makes no window
+ * decision: those are in kernel/algo/.  See Documentation/tcp.rst.
+ */
+#ifndef SMARTT_CC_GLUE_H
+#define SMARTT_CC_GLUE_H
+
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <net/tcp.h>
+
+#include "algo/smartt.h"
+#include "algo/strack.h"
+
+/* net.smartt.tcp_start */
+#define SMARTT_CC_START_IW	0	/* kernel initial window (tcp_init_cwnd) */
+#define SMARTT_CC_START_BDP	1	/* line rate: cwnd = BDP, no slow start */
+
+/* Which congestion control, in tracepoints. */
+#define SMARTT_CC_ALGO_SMARTT	0
+#define SMARTT_CC_ALGO_STRACK	1
+
+/* Events, in tracepoints. */
+#define SMARTT_CC_EV_ACK	0	/* an ACK (core on_ack) */
+#define SMARTT_CC_EV_LOSS	1	/* packets newly marked lost (on_nack) */
+#define SMARTT_CC_EV_RTO	2	/* retransmission timeout (on_nack) */
+#define SMARTT_CC_EV_UNDO	3	/* spurious recovery undone */
+#define SMARTT_CC_EV_INIT	4	/* flow started */
+
+/* Largest measured link-rate estimate, Mbit/s (u16). */
+#define SMARTT_CC_RATE_MAX	65535U
+
+/**
+ * struct smartt_cc_vals - the values of the net.smartt.tcp_* sysctls
+ * @profile: SMaRTT profile (enum smartt_profile_id)
+ * @link_mbps: link rate, Mbit/s; 0 = measured delivery rate
+ * @base_rtt_us: base RTT, us; 0 = learned (windowed minimum)
+ * @network_rtt_us: unloaded fabric RTT, us (core network_rtt)
+ * @mss: bytes per packet the rules count in (core mtu)
+ * @start: SMARTT_CC_START_*
+ * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
+ * @strack_knobs: "name=value ..." overrides of the STrack core knobs
+ */
+struct smartt_cc_vals {
+	u32 profile;
+	u32 link_mbps;
+	u32 base_rtt_us;
+	u32 network_rtt_us;
+	u32 mss;
+	u32 start;
+	char smartt_knobs[256];
+	char strack_knobs[256];
+};
+
+/**
+ * struct smartt_cc_cfg - one immutable configuration, replaced under RCU
+ * @rcu: for kfree_rcu()
+ * @sp: SMaRTT parameters (link rate 100 Gb/s as a placeholder when measured)
+ * @tp: STrack parameters (ditto)
+ * @link_mbps: configured link rate, 0 = measured
+ * @base_rtt_ns: configured base RTT, 0 = learned
+ * @start: SMARTT_CC_START_*
+ */
+struct smartt_cc_cfg {
+	struct rcu_head rcu;
+	struct smartt_params sp;
+	struct strack_params tp;
+	u32 link_mbps;
+	u32 base_rtt_ns;
+	u32 start;
+};
+
+/**
+ * struct smartt_cc_sock - glue state of one flow, after the core state
+ * @prior_rcv_nxt: receiver: rcv_nxt when the CE state last changed
+ * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
+ *	delivers 65536 packets, so 16-bit deltas are exact)
+ * @rate_mbps: measured link-rate estimate (max delivery rate), Mbit/s
+ */
+struct smartt_cc_sock {
+	u32 prior_rcv_nxt;
+	u16 prior_ce;
+	u16 rate_mbps;
+};
+
+const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);
+const struct smartt_params *smartt_cc_smartt_params(const struct smartt_cc_cfg *cfg,
+						    const struct smartt_cc_sock *g,
+						    struct smartt_params *tmp);
+const struct strack_params *smartt_cc_strack_params(const struct smartt_cc_cfg *cfg,
+						    const struct smartt_cc_sock *g,
+						    struct strack_params *tmp);
+void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
+			 const struct smartt_cc_cfg *cfg);
+u32 smartt_cc_base_rtt0(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			u32 fallback);
+u64 smartt_cc_start_cwnd(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			 u32 link_mbps, u32 base_rtt);
+u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g);
+void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
+			   const struct rate_sample *rs);
+u32 smartt_cc_rtt_sample(const struct rate_sample *rs);
+u32 smartt_cc_windowed_min_rtt(const struct sock *sk);
+void smartt_cc_apply(struct sock *sk, u64 cwnd, u32 base_rtt);
+void smartt_cc_ecn_event(struct sock *sk, struct smartt_cc_sock *g,
+			 enum tcp_ca_event ev);
+size_t smartt_cc_get_info(struct sock *sk, u32 ext, int *attr,
+			  union tcp_cc_info *info, u32 base_rtt);
+
+/**
+ * smartt_cc_now() - the time of the ACK being processed
+ * @sk: socket
+ *
+ * Return: tp->tcp_mstamp (refreshed per packet) in ns.
+ */
+static inline u64 smartt_cc_now(const struct sock *sk)
+{
+	return tcp_sk(sk)->tcp_mstamp * NSEC_PER_USEC;
+}
+
+/**
+ * smartt_cc_in_flight() - bytes in flight
+ * @sk: socket
+ *
+ * Return: tcp_packets_in_flight() x MSS.
+ */
+static inline u64 smartt_cc_in_flight(const struct sock *sk)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+
+	return (u64)tcp_packets_in_flight(tp) * tp->mss_cache;
+}
+
+int smartt_cc_pernet_init(void);
+void smartt_cc_pernet_exit(void);
+
+#endif /* SMARTT_CC_GLUE_H */

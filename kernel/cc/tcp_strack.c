@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP congestion control "strack": the STrack core of kernel/algo/strack.c
+ * driven per ACK from tcp_ack()'s rate sample (cong_control).
+ *
+ * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
+ * share from the delivered_ce delta.  STrack defines no window reaction to
+ * loss (its loss recovery retransmits within the window): losses and RTOs
+ * only show in the tracepoints, and the window needs no undo.
+ * Documentation/tcp.rst.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <net/tcp.h>
+
+#include "smartt.h"
+#include "cc/cc_glue.h"
+#include "trace_cc.h"
+
+/**
+ * struct strack_tcp - private state of one strack flow
+ * @s: core state
+ * @g: glue state
+ */
+struct strack_tcp {
+	struct strack_state s;
+	struct smartt_cc_sock g;
+};
+
+static void strack_tcp_trace(struct sock *sk, u8 ev, u32 rules, u64 before,
+			     const struct strack_tcp *ca, u32 rtt, u32 bytes,
+			     u32 ce_bytes)
+{
+	trace_smartt_cc(sk, SMARTT_CC_ALGO_STRACK, ev, rules, before,
+			ca->s.cwnd, rtt, ca->s.base_rtt, bytes, ce_bytes,
+			smartt_cc_in_flight(sk));
+}
+
+static void strack_tcp_init(struct sock *sk)
+{
+	struct strack_tcp *ca = inet_csk_ca(sk);
+	const struct smartt_cc_cfg *cfg;
+	const struct strack_params *p;
+	struct strack_params tmp;
+	u32 rtt0;
+	u64 cwnd;
+
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	smartt_cc_sock_init(sk, &ca->g, cfg);
+	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
+	rtt0 = smartt_cc_base_rtt0(sk, cfg, p->base_rtt0);
+	cwnd = smartt_cc_start_cwnd(sk, cfg, p->k.link_mbps, rtt0);
+	strack_init(&ca->s, p, cwnd);
+	ca->s.base_rtt = rtt0;
+	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
+	smartt_cc_apply(sk, ca->s.cwnd, rtt0);
+	strack_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
+	rcu_read_unlock();
+}
+
+static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
+{
+	struct tcp_sock *tp = tcp_sk(sk);
+	struct strack_tcp *ca = inet_csk_ca(sk);
+	const struct smartt_cc_cfg *cfg;
+	const struct strack_params *p;
+	struct strack_params tmp;
+	u32 mss = tp->mss_cache, ce, acked, rules, rtt, wmin, bytes;
+	u64 before, now;
+
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	if (!cfg->link_mbps)
+		smartt_cc_rate_update(sk, &ca->g, rs);
+	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
+	/* base RTT: the kernel's windowed minimum once the core's expired */
+	wmin = p->k.learn_base_rtt ? smartt_cc_windowed_min_rtt(sk) : 0;
+	if (wmin > ca->s.base_rtt)
+		ca->s.base_rtt = wmin;
+	ce = smartt_cc_ce_pkts(sk, &ca->g);
+	acked = rs->acked_sacked;
+	now = smartt_cc_now(sk);
+	rtt = smartt_cc_rtt_sample(rs);
+
+	if (rs->losses > 0)
+		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, 0, ca->s.cwnd, ca, rtt,
+				 min_t(u64, (u64)rs->losses * mss, U32_MAX), 0);
+	if (acked) {
+		u32 ce_pk = min(ce, acked);
+
+		if (ce_pk) {
+			before = ca->s.cwnd;
+			bytes = ce_pk * mss;
+			rules = strack_on_ack(&ca->s, p, now, rtt, true, bytes);
+			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
+					 ca, rtt, bytes, bytes);
+		}
+		if (acked > ce_pk) {
+			before = ca->s.cwnd;
+			bytes = (acked - ce_pk) * mss;
+			rules = strack_on_ack(&ca->s, p, now, rtt, false, bytes);
+			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
+					 ca, rtt, bytes, 0);
+		}
+	}
+	smartt_cc_apply(sk, ca->s.cwnd, ca->s.base_rtt);
+	rcu_read_unlock();
+}
+
+#ifdef SMARTT_HAVE_CONG_CONTROL_ACK_FLAG
+static void strack_tcp_cong_control(struct sock *sk, u32 ack, int flag,
+				    const struct rate_sample *rs)
+{
+	strack_tcp_control(sk, rs);
+}
+#else
+static void strack_tcp_cong_control(struct sock *sk, const struct rate_sample *rs)
+{
+	strack_tcp_control(sk, rs);
+}
+#endif
+
+static void strack_tcp_set_state(struct sock *sk, u8 new_state)
+{
+	struct strack_tcp *ca = inet_csk_ca(sk);
+
+	if (new_state == TCP_CA_Loss)
+		strack_tcp_trace(sk, SMARTT_CC_EV_RTO, 0, ca->s.cwnd, ca, 0,
+				 tcp_sk(sk)->mss_cache, 0);
+}
+
+/* The window did not react to the loss: nothing to undo. */
+static u32 strack_tcp_undo_cwnd(struct sock *sk)
+{
+	struct strack_tcp *ca = inet_csk_ca(sk);
+	struct tcp_sock *tp = tcp_sk(sk);
+
+	return max_t(u32, div_u64(ca->s.cwnd, max_t(u32, tp->mss_cache, 1)), 1);
+}
+
+/* Informational only: cong_control owns the window. */
+static u32 strack_tcp_ssthresh(struct sock *sk)
+{
+	return max(tcp_snd_cwnd(tcp_sk(sk)), 2U);
+}
+
+static void strack_tcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
+{
+	struct strack_tcp *ca = inet_csk_ca(sk);
+
+	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
+		smartt_cc_ecn_event(sk, &ca->g, ev);
+}
+
+static size_t strack_tcp_get_info(struct sock *sk, u32 ext, int *attr,
+				  union tcp_cc_info *info)
+{
+	struct strack_tcp *ca = inet_csk_ca(sk);
+
+	return smartt_cc_get_info(sk, ext, attr, info, ca->s.base_rtt);
+}
+
+static struct tcp_congestion_ops strack_tcp_ops __read_mostly = {
+	.flags		= TCP_CONG_NEEDS_ECN,
+	.init		= strack_tcp_init,
+	.cong_control	= strack_tcp_cong_control,
+	.ssthresh	= strack_tcp_ssthresh,
+	.undo_cwnd	= strack_tcp_undo_cwnd,
+	.set_state	= strack_tcp_set_state,
+	.cwnd_event	= strack_tcp_cwnd_event,
+	.get_info	= strack_tcp_get_info,
+	.owner		= THIS_MODULE,
+	.name		= "strack",
+};
+
+/**
+ * strack_tcp_register() - register the "strack" congestion control
+ *
+ * Return: 0 or a negative errno.
+ */
+int strack_tcp_register(void)
+{
+	BUILD_BUG_ON(sizeof(struct strack_tcp) > ICSK_CA_PRIV_SIZE);
+	BUILD_BUG_ON(!SMARTT_FITS_TCP_PRIV(struct strack_tcp));
+	return tcp_register_congestion_control(&strack_tcp_ops);
+}
+
+/**
+ * strack_tcp_unregister() - undo strack_tcp_register()
+ */
+void strack_tcp_unregister(void)
+{
+	tcp_unregister_congestion_control(&strack_tcp_ops);
+}
