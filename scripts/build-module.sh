@@ -32,6 +32,10 @@ fi
 
 out=$top/build/$rel
 mkdir -p "$out"
+# One build at a time per output directory (parallel make invocations for
+# the same kernel would race in modpost).
+exec 9>"$top/build/.lock-$rel"
+flock 9
 # Refresh the farm: new files get links, removed files lose theirs.
 cp -rsf "$top/kernel" "$top/Kbuild" "$top/VERSION" "$out/"
 find "$out" -xtype l -delete

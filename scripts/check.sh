@@ -63,8 +63,8 @@ stage_build() { # release
 	log=$top/build/$rel/sparse.log
 	if command -v sparse >/dev/null; then
 		# C=2 checks every source file, built or not.
-		make -C "/lib/modules/$rel/build" M="$top/build/$rel" C=2 CHECK=sparse \
-			modules >"$log" 2>&1
+		flock "$top/build/.lock-$rel" make -C "/lib/modules/$rel/build" \
+			M="$top/build/$rel" C=2 CHECK=sparse modules >"$log" 2>&1
 		if grep -E '^[^ ]+:[0-9]+:[0-9]+: (warning|error):' "$log" |
 			grep "^$top/build/$rel/" >"$log.found"; then
 			sed 's/^/# /' "$log.found"

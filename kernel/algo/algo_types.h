@@ -38,15 +38,16 @@
 #ifndef U64_MAX
 #define U64_MAX		((u64)~0ULL)
 #endif
-#define min_t(type, a, b)	((type)(a) < (type)(b) ? (type)(a) : (type)(b))
-#define max_t(type, a, b)	((type)(a) > (type)(b) ? (type)(a) : (type)(b))
+#define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
+#define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
 #define clamp_t(type, v, lo, hi)	min_t(type, max_t(type, v, lo), hi)
 #ifndef ARRAY_SIZE
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
-#ifndef static_assert
-#define static_assert(expr, msg)	_Static_assert(expr, msg)
-#endif
+/*
+ * No static_assert() here: only the header-only selectors and fixed.h are
+ * meant for BPF; the CC cores' state-size assertions are not.
+ */
 /* bpf_helpers.h spells it __noinline */
 #ifndef noinline
 #define noinline	__noinline
@@ -68,15 +69,17 @@ static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/cdefs.h>
+#include <linux/types.h>
 
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
-typedef uint64_t u64;
-typedef int8_t s8;
-typedef int16_t s16;
-typedef int32_t s32;
-typedef int64_t s64;
+/* The kernel's own spellings, from the uAPI types (as tools/include does). */
+typedef __u8 u8;
+typedef __u16 u16;
+typedef __u32 u32;
+typedef __u64 u64;
+typedef __s8 s8;
+typedef __s16 s16;
+typedef __s32 s32;
+typedef __s64 s64;
 
 #define U8_MAX		((u8)~0U)
 #define U16_MAX		((u16)~0U)
