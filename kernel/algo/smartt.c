@@ -272,6 +272,9 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 			k->network_rtt;
 	p->adjust_period = k->adjust_period;
 	p->adjust_bytes = k->adjust_bytes;
+	/* delay_ewma and wtd_alpha are validated in [1, 10^6] */
+	p->ewma_keep = SMARTT_PPM - k->delay_ewma;
+	p->wtd_keep = SMARTT_PPM - k->wtd_alpha;
 	p->eta = 0;
 	p->fast_bytes = 0;
 	p->fast_fp = 0;
@@ -323,8 +326,27 @@ void smartt_init(struct smartt_state *s, const struct smartt_params *p, u64 cwnd
 	s->cwnd = cwnd ? clamp_t(u64, cwnd, p->k.mtu, maxwnd) : maxwnd;
 }
 
+/* Path BDP at a base RTT, inline for the per-ACK rules (see smartt_bdp()). */
+static __always_inline u64 smartt_bdp_at(const struct smartt_params *p,
+					 u32 base_rtt)
+{
+	u64 bdp = div_u64((u64)p->k.link_mbps * base_rtt, SMARTT_MBPS_NS_PER_BYTE);
+
+	return bdp ? bdp : 1;
+}
+
+/* smartt_maxwnd() from an already computed BDP. */
+static __always_inline u64 smartt_maxwnd_bdp(const struct smartt_params *p,
+					     u64 bdp)
+{
+	u64 w = (bdp * p->maxwnd_fp) >> SMARTT_FP_SHIFT;
+
+	return w > p->k.mtu ? w : p->k.mtu;
+}
+
 /* Clamp cwnd into [mtu, maxwnd]. */
-static u32 smartt_bound(struct smartt_state *s, const struct smartt_params *p)
+static noinline u32 smartt_bound(struct smartt_state *s,
+				 const struct smartt_params *p)
 {
 	u64 maxwnd = smartt_maxwnd(p, s->base_rtt);
 
@@ -340,26 +362,44 @@ static u32 smartt_bound(struct smartt_state *s, const struct smartt_params *p)
 }
 
 /*
- * Bounds after a rule that moved cwnd in one known direction (dir > 0 up,
- * dir < 0 down, 0 not at all).  The window was within [mtu, maxwnd] before
- * the event, so only the bound in the direction of the move can be
- * crossed, unless the event lowered the base RTT (and maxwnd with it).
+ * Bounds after a rule that did not move cwnd: the window was within
+ * [mtu, maxwnd] before the event, so only a lower base RTT (and maxwnd
+ * with it) can put it out of bounds.
  */
-static __always_inline u32 smartt_bound_dir(struct smartt_state *s,
-					    const struct smartt_params *p,
-					    u32 base0, const int dir)
+static __always_inline u32 smartt_bound_same(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     u32 base0)
+{
+	if (unlikely(s->base_rtt != base0))
+		return smartt_bound(s, p);
+	return 0;
+}
+
+/* Bounds after a rule that moved cwnd up (see smartt_bound_same()). */
+static __always_inline u32 smartt_bound_up(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   u32 base0, u64 bdp)
 {
 	u64 maxwnd;
 
-	if (s->base_rtt != base0)
+	if (unlikely(s->base_rtt != base0))
 		return smartt_bound(s, p);
-	if (dir > 0) {
-		maxwnd = smartt_maxwnd(p, s->base_rtt);
-		if (s->cwnd > maxwnd) {
-			s->cwnd = maxwnd;
-			return SMARTT_R_CLAMPED;
-		}
-	} else if (dir < 0 && s->cwnd < p->k.mtu) {
+	maxwnd = smartt_maxwnd_bdp(p, bdp);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		return SMARTT_R_CLAMPED;
+	}
+	return 0;
+}
+
+/* Bounds after a rule that moved cwnd down (see smartt_bound_same()). */
+static __always_inline u32 smartt_bound_down(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     u32 base0)
+{
+	if (unlikely(s->base_rtt != base0))
+		return smartt_bound(s, p);
+	if (s->cwnd < p->k.mtu) {
 		s->cwnd = p->k.mtu;
 		return SMARTT_R_CLAMPED;
 	}
@@ -371,40 +411,51 @@ static u64 smartt_avg_ns(const struct smartt_state *s)
 	return div_u64(s->avg_delay, SMARTT_PS_PER_NS);
 }
 
-/* avg = w x sample + (1 - w) x avg, in ps; both terms < 2^42 x 2^20. */
-static void smartt_ewma(struct smartt_state *s, const struct smartt_params *p,
-			u64 sample_ps)
+/*
+ * avg = w x sample + (1 - w) x avg, in ps; both terms < 2^42 x 2^20.
+ * ewma_keep = 10^6 - w is precomputed.
+ */
+static __always_inline void smartt_ewma(struct smartt_state *s,
+					const struct smartt_params *p,
+					u64 sample_ps)
 {
-	u32 w = p->k.delay_ewma;
+	s->avg_delay = div_u64(sample_ps * p->k.delay_ewma +
+			       s->avg_delay * p->ewma_keep, SMARTT_PPM);
+}
 
-	s->avg_delay = div_u64(sample_ps * w + s->avg_delay * (SMARTT_PPM - w),
-			       SMARTT_PPM);
+/* The average delay in ns, as the queuing delay of an event without one. */
+static noinline u32 smartt_delay_avg(const struct smartt_state *s)
+{
+	return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
 }
 
 /*
  * Base RTT and queuing delay from the event's RTT sample.  Learning a
  * smaller base RTT shrinks BDP and maxwnd with it (the next bound applies
- * them).  Without a sample the delay is the average.
+ * them).  Without a sample the delay is the average.  A learned base RTT
+ * equals the sample, so the queuing delay is then 0.
  */
 static __always_inline u32 smartt_delay(struct smartt_state *s,
 					const struct smartt_params *p,
 					const struct smartt_event *e,
 					const enum smartt_rules rules)
 {
-	u32 d;
+	u32 rtt = e->rtt, base = s->base_rtt, d;
 
-	if (!e->rtt)
-		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
-	if (p->k.learn_base_rtt && e->rtt < s->base_rtt)
-		s->base_rtt = e->rtt;
-	if (e->rtt < s->base_rtt)
-		return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
-	d = e->rtt - s->base_rtt;
+	if (unlikely(!rtt))
+		return smartt_delay_avg(s);
+	if (unlikely(rtt < base)) {
+		if (!p->k.learn_base_rtt)
+			return smartt_delay_avg(s);
+		s->base_rtt = rtt;
+		base = rtt;
+	}
+	d = rtt - base;
 	if (rules == SMARTT_RULES_2024)
 		return d;	/* no 2024 rule reads the average */
 	if (rules == SMARTT_RULES_NSCC && !e->ecn && d > p->target_qdelay)
 		/* A stale high delay pulls the average to base_rtt / 4. */
-		smartt_ewma(s, p, (u64)s->base_rtt * (SMARTT_PS_PER_NS / 4));
+		smartt_ewma(s, p, (u64)base * (SMARTT_PS_PER_NS / 4));
 	else
 		smartt_ewma(s, p, (u64)d * SMARTT_PS_PER_NS);
 	return d;
@@ -498,7 +549,7 @@ static __always_inline bool smartt_quick_adapt(struct smartt_state *s,
 {
 	if (!p->k.qa)
 		return false;
-	if (e->now < s->qa_end)
+	if (likely(e->now < s->qa_end))
 		return false;
 	return smartt_qa_window_end(s, p, e, loss, delay);
 }
@@ -534,78 +585,101 @@ static __always_inline bool smartt_fast_increase(struct smartt_state *s,
  * fi_fp <= 2^22 and BDP <= 2^34; nb x mtu < 2^48; smartt_mul_fp()
  * saturates, and a saturated numerator still divides to a bounded step.
  */
-static u64 smartt_fi_num(const struct smartt_params *p, u32 nb, u64 bdp)
+static __always_inline u64 smartt_fi_num(const struct smartt_params *p,
+					 u64 mb, u64 bdp)
 {
 	u64 gain = div_u64(smartt_sat_mul(p->fi_fp, bdp), p->k.ref_bdp);
 
-	return smartt_mul_fp(gain, (u64)nb * p->k.mtu);
+	return smartt_mul_fp(gain, mb);
 }
 
 /*
  * Proportional (multiplicative) increase numerator (bytes^2):
  * (trtt - rtt) / rtt x nb x mtu x pi x BDP / ref_bdp, capped at nb x cwnd
  * so that the step is at most the acked bytes (min(size, ...) of Eq. 3/4).
+ * mb = nb x mtu.
  */
-static u64 smartt_pi_num(const struct smartt_state *s,
-			 const struct smartt_params *p, u32 nb, u64 bdp,
-			 u64 rtt, u64 trtt)
+static __always_inline u64 smartt_pi_num(const struct smartt_state *s,
+					 const struct smartt_params *p, u32 nb,
+					 u64 mb, u64 bdp, u64 rtt, u64 trtt)
 {
 	u64 ratio = div64_u64((trtt - rtt) << SMARTT_FP_SHIFT, rtt);
 	u64 gain = div_u64(smartt_sat_mul(p->pi_fp, bdp), p->k.ref_bdp);
-	u64 num = smartt_mul_fp(smartt_mul_fp(ratio, gain), (u64)nb * p->k.mtu);
+	u64 num = smartt_mul_fp(smartt_mul_fp(ratio, gain), mb);
 
 	return min_t(u64, num, smartt_sat_mul(nb, s->cwnd));
 }
 
 /* cwnd / BDP x fd x nb: the fair decrease of 2024 Eq. 1. */
-static u64 smartt_fd_bytes(const struct smartt_state *s,
-			   const struct smartt_params *p, u32 nb, u64 bdp)
+static __always_inline u64 smartt_fd_bytes(const struct smartt_state *s,
+					   const struct smartt_params *p,
+					   u32 nb, u64 bdp)
 {
 	return smartt_mul_fp(p->fd_fp, div64_u64(smartt_sat_mul(s->cwnd, nb), bdp));
 }
 
-static u32 smartt_ack_2024(struct smartt_state *s, const struct smartt_params *p,
-			   const struct smartt_event *e)
+/* The 2024 decreases (ECN-marked ACK): WTD hold, FD, or MD + FD. */
+static noinline u32 smartt_ack_2024_ecn(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e,
+					u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, dec;
+	u32 nb = e->bytes;
+
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	if (rtt <= trtt) {
+		s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, nb, bdp));
+		return SMARTT_R_FD | smartt_bound_down(s, p, base0);
+	}
+	/* (rtt - trtt) / rtt x md x nb, plus FD, at most nb. */
+	dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
+	dec = smartt_mul_fp(smartt_mul_fp(dec, p->md_fp), nb);
+	dec = smartt_sat_add(dec, smartt_fd_bytes(s, p, nb, bdp));
+	s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
+	return SMARTT_R_MD | smartt_bound_down(s, p, base0);
+}
+
+static noinline u32 smartt_ack_2024(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e)
 {
 	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
-	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, dec;
-	u32 nb = e->bytes, w = p->k.wtd_alpha;
-	bool can_dec;
+	u32 nb = e->bytes, wtd;
+	u64 rtt, trtt, bdp, mb;
 
-	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
-	/* Wait-to-Decrease: ECN average in ppm, w x 10^6 + (10^6 - w) x avg. */
-	s->wtd = (u32)div_u64((e->ecn ? (u64)w * SMARTT_PPM : 0) +
-			      (u64)s->wtd * (SMARTT_PPM - w), SMARTT_PPM);
-	can_dec = !p->k.wtd_enable || s->wtd >= p->k.wtd_threshold;
+	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+	/*
+	 * Wait-to-Decrease: ECN average in ppm, (w x 10^6 + (10^6 - w) x avg)
+	 * / 10^6, which is w + (10^6 - w) x avg / 10^6 exactly.
+	 */
+	wtd = (u32)div_u64((u64)s->wtd * p->wtd_keep, SMARTT_PPM);
+	if (e->ecn)
+		wtd += p->k.wtd_alpha;
+	s->wtd = wtd;
 	if (smartt_quick_adapt(s, p, e, false, delay))
 		return SMARTT_R_QA | smartt_bound(s, p);
 	if (smartt_fast_increase(s, p, e, delay))
-		return SMARTT_R_FAST_INC | smartt_bound_dir(s, p, base0, 1);
+		return SMARTT_R_FAST_INC |
+		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
 
-	trtt = smartt_trtt(s, p);
-	bdp = smartt_bdp(p, s->base_rtt);
 	if (e->ecn) {
-		if (!can_dec)
-			return SMARTT_R_WTD_HOLD | smartt_bound_dir(s, p, base0, 0);
-		if (rtt <= trtt) {
-			s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, nb, bdp));
-			return SMARTT_R_FD | smartt_bound_dir(s, p, base0, -1);
-		}
-		/* (rtt - trtt) / rtt x md x nb, plus FD, at most nb. */
-		dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
-		dec = smartt_mul_fp(smartt_mul_fp(dec, p->md_fp), nb);
-		dec = smartt_sat_add(dec, smartt_fd_bytes(s, p, nb, bdp));
-		s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
-		return SMARTT_R_MD | smartt_bound_dir(s, p, base0, -1);
+		if (p->k.wtd_enable && wtd < p->k.wtd_threshold)
+			return SMARTT_R_WTD_HOLD | smartt_bound_same(s, p, base0);
+		return smartt_ack_2024_ecn(s, p, e, base0, delay);
 	}
+	rtt = (u64)s->base_rtt + delay;
+	trtt = smartt_trtt(s, p);
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	mb = (u64)nb * p->k.mtu;
 	if (rtt > trtt) {
-		s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
-		return SMARTT_R_FI | smartt_bound_dir(s, p, base0, 1);
+		s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+		return SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
 	}
-	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, bdp, rtt, trtt), s->cwnd);
-	s->cwnd += div64_u64(smartt_fi_num(p, nb, bdp), s->cwnd);
-	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_dir(s, p, base0, 1);
+	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt), s->cwnd);
+	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
 }
 
 /*
@@ -621,67 +695,94 @@ static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
 	s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
 }
 
-static u32 smartt_ack_rtt(struct smartt_state *s, const struct smartt_params *p,
-			  const struct smartt_event *e)
+/*
+ * Adjustment period of the smartt rules: apply the accumulated increase
+ * every adjust_acks ACKs, or once adjust_period ns (or, with adjust_rtt,
+ * one base RTT) passed.
+ */
+static __always_inline u32 smartt_rtt_adjust(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     const struct smartt_event *e,
+					     u64 inc)
+{
+	u32 period, acks = s->acks + (s->acks < U16_MAX);
+
+	if (acks < p->k.adjust_acks) {
+		period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
+		if (!period || e->now - s->last_adjust < period) {
+			s->acks = acks;
+			s->inc = inc;
+			return 0;
+		}
+	}
+	s->inc = 0;
+	s->acks = 0;
+	s->last_adjust = e->now;
+	if (inc) {
+		s->cwnd += div64_u64(inc, s->cwnd);
+		return SMARTT_R_ADJUST;
+	}
+	return 0;
+}
+
+/* The smartt rules on an ECN-marked ACK: no-op, or MD once per base RTT. */
+static noinline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
+				       const struct smartt_params *p,
+				       const struct smartt_event *e,
+				       u32 base0, u64 rtt, u64 trtt)
+{
+	u64 avg;
+	u32 r;
+
+	if (rtt <= trtt)
+		return SMARTT_R_NOOP | smartt_bound_same(s, p, base0);
+	/* MD on the average RTT, at most once per base RTT. */
+	avg = s->base_rtt + smartt_avg_ns(s);
+	if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
+		return SMARTT_R_MD_HELD | smartt_bound_same(s, p, base0);
+	smartt_md_avg(s, p, avg, trtt);
+	s->last_dec = e->now;
+	r = SMARTT_R_MD | smartt_rtt_adjust(s, p, e, s->inc);
+	/* after an MD the window may have moved both ways */
+	return r | smartt_bound(s, p);
+}
+
+static noinline u32 smartt_ack_rtt(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e)
 {
 	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
-	u64 rtt = (u64)s->base_rtt + delay, trtt, bdp, avg;
-	u32 nb = e->bytes, r, period;
+	u64 rtt, trtt, bdp, mb, inc;
+	u32 nb = e->bytes, r;
 
-	if (smartt_ignoring(s) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
+	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
 	if (smartt_quick_adapt(s, p, e, false, delay))
 		return SMARTT_R_QA | smartt_bound(s, p);
 	if (smartt_fast_increase(s, p, e, delay))
-		return SMARTT_R_FAST_INC | smartt_bound_dir(s, p, base0, 1);
+		return SMARTT_R_FAST_INC |
+		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
 
+	rtt = (u64)s->base_rtt + delay;
 	trtt = smartt_trtt(s, p);
-	if (e->ecn) {
-		if (rtt <= trtt)
-			return SMARTT_R_NOOP | smartt_bound_dir(s, p, base0, 0);
-		/* MD on the average RTT, at most once per base RTT. */
-		avg = s->base_rtt + smartt_avg_ns(s);
-		if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
-			return SMARTT_R_MD_HELD | smartt_bound_dir(s, p, base0, 0);
-		smartt_md_avg(s, p, avg, trtt);
-		s->last_dec = e->now;
-		r = SMARTT_R_MD;
-	} else {
-		bdp = smartt_bdp(p, s->base_rtt);
-		r = SMARTT_R_FI;
-		if (rtt <= trtt) {
-			s->inc = smartt_sat_add(s->inc,
-						smartt_pi_num(s, p, nb, bdp, rtt, trtt));
-			r |= SMARTT_R_PI;
-		}
-		s->inc = smartt_sat_add(s->inc, smartt_fi_num(p, nb, bdp));
+	if (e->ecn)
+		return smartt_ack_rtt_ecn(s, p, e, base0, rtt, trtt);
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	mb = (u64)nb * p->k.mtu;
+	inc = s->inc;
+	r = SMARTT_R_FI;
+	if (rtt <= trtt) {
+		inc = smartt_sat_add(inc, smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt));
+		r |= SMARTT_R_PI;
 	}
-	/*
-	 * Adjustment period: apply every adjust_acks ACKs, or once
-	 * adjust_period ns (or, with adjust_rtt, one base RTT) passed.
-	 */
-	if (s->acks < U16_MAX)
-		s->acks++;
-	period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
-	if (s->acks >= p->k.adjust_acks ||
-	    (period && e->now - s->last_adjust >= period)) {
-		if (s->inc) {
-			s->cwnd += div64_u64(s->inc, s->cwnd);
-			r |= SMARTT_R_ADJUST;
-		}
-		s->inc = 0;
-		s->acks = 0;
-		s->last_adjust = e->now;
-	}
-	/* after an MD the window may have moved both ways */
-	if (r & SMARTT_R_MD)
-		return r | smartt_bound(s, p);
-	return r | smartt_bound_dir(s, p, base0, 1);
+	inc = smartt_sat_add(inc, smartt_fi_num(p, mb, bdp));
+	r |= smartt_rtt_adjust(s, p, e, inc);
+	return r | smartt_bound_up(s, p, base0, bdp);
 }
 
-/* nscc fulfill_adjustment (reference 2.3.2). */
-static u32 smartt_fulfill(struct smartt_state *s, const struct smartt_params *p,
-			  u64 now)
+/* nscc fulfill_adjustment (reference 2.3.2), then the upper bound. */
+static noinline u32 smartt_fulfill(struct smartt_state *s,
+				   const struct smartt_params *p, u64 now)
 {
 	u32 r = SMARTT_R_ADJUST;
 
@@ -693,76 +794,90 @@ static u32 smartt_fulfill(struct smartt_state *s, const struct smartt_params *p,
 	}
 	s->inc = 0;
 	s->received = 0;
-	return r;
+	return r | smartt_bound_up(s, p, s->base_rtt,
+				   smartt_bdp_at(p, s->base_rtt));
 }
 
-static u32 smartt_ack_nscc(struct smartt_state *s, const struct smartt_params *p,
-			   const struct smartt_event *e)
+/* nscc on an ECN-marked ACK: MD once per base RTT above the target. */
+static noinline u32 smartt_nscc_ecn(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e, u32 delay)
 {
-	u32 nb = e->bytes, t = p->target_qdelay, r, delay, base0 = s->base_rtt;
+	u64 t_ps = (u64)p->target_qdelay * SMARTT_PS_PER_NS;
 
-	s->received = s->received + nb < s->received ? U32_MAX : s->received + nb;
+	if (delay < p->target_qdelay)
+		return SMARTT_R_NOOP;
+	s->flags &= ~SMARTT_F_INCREASE;
+	s->fi_count = 0;
+	if (s->avg_delay > t_ps && e->now - s->last_dec > s->base_rtt) {
+		smartt_md_avg(s, p, s->avg_delay, t_ps);
+		s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
+		s->last_dec = e->now;
+		return SMARTT_R_MD;
+	}
+	return SMARTT_R_MD_HELD;
+}
+
+/* nscc below the target without ECN: FastIncrease or proportional increase. */
+static __always_inline u32 smartt_nscc_below(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     u32 nb, u32 delay)
+{
+	if (p->k.fast_inc && delay < p->k.fast_delay) {
+		s->fi_count = smartt_sat_add(s->fi_count, nb);
+		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
+			s->cwnd += smartt_mul_fp(p->fast_fp, nb);
+			s->flags |= SMARTT_F_INCREASE;
+			return SMARTT_R_FAST_INC;
+		}
+	} else {
+		s->fi_count = 0;
+	}
+	s->flags &= ~SMARTT_F_INCREASE;
+	/* alpha x nb x (target - delay), bytes^2 */
+	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->pi_fp, (u64)nb *
+						      (p->target_qdelay - delay)));
+	return SMARTT_R_PI;
+}
+
+static noinline u32 smartt_ack_nscc(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e)
+{
+	u32 nb = e->bytes, r, delay, base0 = s->base_rtt, rcv;
+
+	rcv = s->received + nb;
+	s->received = rcv < nb ? U32_MAX : rcv;
 	delay = smartt_delay(s, p, e, SMARTT_RULES_NSCC);
 	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
-	if (p->k.qa && smartt_ignoring(s) && (e->ecn || !p->k.ignore_ecn_only)) {
+	if (unlikely(p->k.qa && smartt_ignoring(s)) &&
+	    (e->ecn || !p->k.ignore_ecn_only)) {
 		s->inc = 0;
 		s->received = 0;
-		return SMARTT_R_IGNORED | smartt_bound_dir(s, p, base0, 0);
+		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
 	}
 	if (smartt_quick_adapt(s, p, e, false, delay)) {
 		s->inc = 0;
 		s->received = 0;
 		return SMARTT_R_QA | smartt_bound(s, p);
 	}
-	if (!e->ecn && delay >= t) {
+	if (e->ecn) {
+		/* MD clamps to mtu itself */
+		r = smartt_nscc_ecn(s, p, e, delay);
+	} else if (delay >= p->target_qdelay) {
 		s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->fi_fp, nb));
 		r = SMARTT_R_FI;
-	} else if (!e->ecn) {
-		r = 0;
-		if (p->k.fast_inc && delay < p->k.fast_delay) {
-			s->fi_count = smartt_sat_add(s->fi_count, nb);
-			if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
-				s->cwnd += smartt_mul_fp(p->fast_fp, nb);
-				s->flags |= SMARTT_F_INCREASE;
-				r = SMARTT_R_FAST_INC;
-			}
-		} else {
-			s->fi_count = 0;
-		}
-		if (!r) {
-			s->flags &= ~SMARTT_F_INCREASE;
-			/* alpha x nb x (target - delay), bytes^2 */
-			s->inc = smartt_sat_add(s->inc,
-						smartt_mul_fp(p->pi_fp,
-							      (u64)nb * (t - delay)));
-			r = SMARTT_R_PI;
-		}
-	} else if (delay >= t) {
-		s->flags &= ~SMARTT_F_INCREASE;
-		s->fi_count = 0;
-		if (s->avg_delay > (u64)t * SMARTT_PS_PER_NS &&
-		    e->now - s->last_dec > s->base_rtt) {
-			smartt_md_avg(s, p, s->avg_delay, (u64)t * SMARTT_PS_PER_NS);
-			s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
-			s->last_dec = e->now;
-			r = SMARTT_R_MD;
-		} else {
-			r = SMARTT_R_MD_HELD;
-		}
 	} else {
-		r = SMARTT_R_NOOP;
+		r = smartt_nscc_below(s, p, nb, delay);
 	}
-	/*
-	 * Only FastIncrease moved cwnd up; MD clamps to mtu itself; FI/PI
-	 * only accumulate.
-	 */
-	if (r & SMARTT_R_FAST_INC)
-		r |= smartt_bound_dir(s, p, base0, 1);
+	/* Only FastIncrease moved cwnd up; FI/PI only accumulate. */
+	if (unlikely(r & SMARTT_R_FAST_INC))
+		r |= smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
 	else
-		r |= smartt_bound_dir(s, p, base0, 0);
-	if (s->received > p->adjust_bytes ||
-	    e->now - s->last_adjust > p->adjust_period)
-		r |= smartt_fulfill(s, p, e->now) | smartt_bound_dir(s, p, s->base_rtt, 1);
+		r |= smartt_bound_same(s, p, base0);
+	if (unlikely(s->received > p->adjust_bytes ||
+		     e->now - s->last_adjust > p->adjust_period))
+		r |= smartt_fulfill(s, p, e->now);
 	return r;
 }
 

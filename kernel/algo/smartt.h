@@ -186,6 +186,8 @@ struct smartt_knobs {
  * @eta: nscc: bytes added per adjust period
  * @fast_bytes: 2024/smartt: FastIncrease step, bytes
  * @qa_delay: QuickAdapt delay trigger, ns of queuing delay (0 = off)
+ * @ewma_keep: 10^6 - @k.delay_ewma, ppm (the average's own weight)
+ * @wtd_keep: 10^6 - @k.wtd_alpha, ppm
  */
 struct smartt_params {
 	struct smartt_knobs k;
@@ -205,6 +207,8 @@ struct smartt_params {
 	u64 eta;
 	u64 fast_bytes;
 	u64 qa_delay;
+	u32 ewma_keep;
+	u32 wtd_keep;
 };
 
 /* Bits of smartt_state.flags. */
