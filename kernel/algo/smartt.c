@@ -640,13 +640,79 @@ static noinline u32 smartt_ack_2024_ecn(struct smartt_state *s,
 	return SMARTT_R_MD | smartt_bound_down(s, p, base0);
 }
 
+static noinline u32 smartt_rules_rtt(struct smartt_state *s,
+				     const struct smartt_params *p,
+				     const struct smartt_event *e,
+				     u32 base0, u32 delay);
+
+static noinline u32 smartt_inc_2024(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay);
+
+/*
+ * The 2024 rules after the ignore phase and the QuickAdapt check:
+ * FastIncrease, then the decreases (ECN) or the increases.
+ */
+static noinline u32 smartt_rules_2024(struct smartt_state *s,
+				      const struct smartt_params *p,
+				      const struct smartt_event *e,
+				      u32 base0, u32 delay)
+{
+	if (smartt_fast_increase(s, p, e, delay))
+		return SMARTT_R_FAST_INC |
+		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
+	if (e->ecn) {
+		if (p->k.wtd_enable && s->wtd < p->k.wtd_threshold)
+			return SMARTT_R_WTD_HOLD | smartt_bound_same(s, p, base0);
+		return smartt_ack_2024_ecn(s, p, e, base0, delay);
+	}
+	return smartt_inc_2024(s, p, e, base0, delay);
+}
+
+/* The 2024 increases (unmarked ACK): FI above trtt, else MI + FI. */
+static noinline u32 smartt_inc_2024(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb;
+	u32 nb = e->bytes;
+
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	mb = (u64)nb * p->k.mtu;
+	if (rtt > trtt) {
+		s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+		return SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
+	}
+	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt), s->cwnd);
+	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
+}
+
+/* A QuickAdapt window of the 2024/smartt rules ended: QA, or the rules. */
+static noinline u32 smartt_qa_paper(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay)
+{
+	if (smartt_qa_window_end(s, p, e, false, delay))
+		return SMARTT_R_QA | smartt_bound(s, p);
+	if (p->k.rules == SMARTT_RULES_2024)
+		return smartt_rules_2024(s, p, e, base0, delay);
+	return smartt_rules_rtt(s, p, e, base0, delay);
+}
+
+/*
+ * Ignore phase, Wait-to-Decrease average, QuickAdapt check; the rest is
+ * tail-called so that this common part needs no saved registers.
+ */
 static noinline u32 smartt_ack_2024(struct smartt_state *s,
 				    const struct smartt_params *p,
 				    const struct smartt_event *e)
 {
 	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
-	u32 nb = e->bytes, wtd;
-	u64 rtt, trtt, bdp, mb;
+	u32 wtd;
 
 	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
 		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
@@ -658,28 +724,9 @@ static noinline u32 smartt_ack_2024(struct smartt_state *s,
 	if (e->ecn)
 		wtd += p->k.wtd_alpha;
 	s->wtd = wtd;
-	if (smartt_quick_adapt(s, p, e, false, delay))
-		return SMARTT_R_QA | smartt_bound(s, p);
-	if (smartt_fast_increase(s, p, e, delay))
-		return SMARTT_R_FAST_INC |
-		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
-
-	if (e->ecn) {
-		if (p->k.wtd_enable && wtd < p->k.wtd_threshold)
-			return SMARTT_R_WTD_HOLD | smartt_bound_same(s, p, base0);
-		return smartt_ack_2024_ecn(s, p, e, base0, delay);
-	}
-	rtt = (u64)s->base_rtt + delay;
-	trtt = smartt_trtt(s, p);
-	bdp = smartt_bdp_at(p, s->base_rtt);
-	mb = (u64)nb * p->k.mtu;
-	if (rtt > trtt) {
-		s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
-		return SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
-	}
-	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt), s->cwnd);
-	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
-	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
+	if (p->k.qa && unlikely(e->now >= s->qa_end))
+		return smartt_qa_paper(s, p, e, base0, delay);
+	return smartt_rules_2024(s, p, e, base0, delay);
 }
 
 /*
@@ -705,8 +752,12 @@ static __always_inline u32 smartt_rtt_adjust(struct smartt_state *s,
 					     const struct smartt_event *e,
 					     u64 inc)
 {
-	u32 period, acks = s->acks + (s->acks < U16_MAX);
+	u32 period, acks;
 
+	/* adjust_acks = 1 (every profile's default): always apply */
+	if (likely(p->k.adjust_acks == 1))
+		goto apply;
+	acks = s->acks + (s->acks < U16_MAX);
 	if (acks < p->k.adjust_acks) {
 		period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
 		if (!period || e->now - s->last_adjust < period) {
@@ -715,6 +766,7 @@ static __always_inline u32 smartt_rtt_adjust(struct smartt_state *s,
 			return 0;
 		}
 	}
+apply:
 	s->inc = 0;
 	s->acks = 0;
 	s->last_adjust = e->now;
@@ -729,9 +781,9 @@ static __always_inline u32 smartt_rtt_adjust(struct smartt_state *s,
 static noinline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 				       const struct smartt_params *p,
 				       const struct smartt_event *e,
-				       u32 base0, u64 rtt, u64 trtt)
+				       u32 base0, u32 delay)
 {
-	u64 avg;
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), avg;
 	u32 r;
 
 	if (rtt <= trtt)
@@ -747,26 +799,34 @@ static noinline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 	return r | smartt_bound(s, p);
 }
 
-static noinline u32 smartt_ack_rtt(struct smartt_state *s,
+static noinline u32 smartt_inc_rtt(struct smartt_state *s,
 				   const struct smartt_params *p,
-				   const struct smartt_event *e)
-{
-	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
-	u64 rtt, trtt, bdp, mb, inc;
-	u32 nb = e->bytes, r;
+				   const struct smartt_event *e,
+				   u32 base0, u32 delay);
 
-	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
-	if (smartt_quick_adapt(s, p, e, false, delay))
-		return SMARTT_R_QA | smartt_bound(s, p);
+/* The smartt rules after the ignore phase and the QuickAdapt check. */
+static noinline u32 smartt_rules_rtt(struct smartt_state *s,
+				     const struct smartt_params *p,
+				     const struct smartt_event *e,
+				     u32 base0, u32 delay)
+{
 	if (smartt_fast_increase(s, p, e, delay))
 		return SMARTT_R_FAST_INC |
 		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
-
-	rtt = (u64)s->base_rtt + delay;
-	trtt = smartt_trtt(s, p);
 	if (e->ecn)
-		return smartt_ack_rtt_ecn(s, p, e, base0, rtt, trtt);
+		return smartt_ack_rtt_ecn(s, p, e, base0, delay);
+	return smartt_inc_rtt(s, p, e, base0, delay);
+}
+
+/* The smartt increases (unmarked ACK): PI below trtt, FI, adjustment. */
+static noinline u32 smartt_inc_rtt(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e,
+				   u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb, inc;
+	u32 nb = e->bytes, r;
+
 	bdp = smartt_bdp_at(p, s->base_rtt);
 	mb = (u64)nb * p->k.mtu;
 	inc = s->inc;
@@ -778,6 +838,19 @@ static noinline u32 smartt_ack_rtt(struct smartt_state *s,
 	inc = smartt_sat_add(inc, smartt_fi_num(p, mb, bdp));
 	r |= smartt_rtt_adjust(s, p, e, inc);
 	return r | smartt_bound_up(s, p, base0, bdp);
+}
+
+static noinline u32 smartt_ack_rtt(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e)
+{
+	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
+
+	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+	if (p->k.qa && unlikely(e->now >= s->qa_end))
+		return smartt_qa_paper(s, p, e, base0, delay);
+	return smartt_rules_rtt(s, p, e, base0, delay);
 }
 
 /* nscc fulfill_adjustment (reference 2.3.2), then the upper bound. */
@@ -840,27 +913,14 @@ static __always_inline u32 smartt_nscc_below(struct smartt_state *s,
 	return SMARTT_R_PI;
 }
 
-static noinline u32 smartt_ack_nscc(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e)
+/* The nscc rules after the ignore phase and the QuickAdapt check. */
+static noinline u32 smartt_rules_nscc(struct smartt_state *s,
+				      const struct smartt_params *p,
+				      const struct smartt_event *e,
+				      u32 base0, u32 delay)
 {
-	u32 nb = e->bytes, r, delay, base0 = s->base_rtt, rcv;
+	u32 nb = e->bytes, r;
 
-	rcv = s->received + nb;
-	s->received = rcv < nb ? U32_MAX : rcv;
-	delay = smartt_delay(s, p, e, SMARTT_RULES_NSCC);
-	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
-	if (unlikely(p->k.qa && smartt_ignoring(s)) &&
-	    (e->ecn || !p->k.ignore_ecn_only)) {
-		s->inc = 0;
-		s->received = 0;
-		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
-	}
-	if (smartt_quick_adapt(s, p, e, false, delay)) {
-		s->inc = 0;
-		s->received = 0;
-		return SMARTT_R_QA | smartt_bound(s, p);
-	}
 	if (e->ecn) {
 		/* MD clamps to mtu itself */
 		r = smartt_nscc_ecn(s, p, e, delay);
@@ -879,6 +939,41 @@ static noinline u32 smartt_ack_nscc(struct smartt_state *s,
 		     e->now - s->last_adjust > p->adjust_period))
 		r |= smartt_fulfill(s, p, e->now);
 	return r;
+}
+
+/* An nscc QuickAdapt window ended: QA, or the rules. */
+static noinline u32 smartt_qa_nscc(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e,
+				   u32 base0, u32 delay)
+{
+	if (smartt_qa_window_end(s, p, e, false, delay)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_QA | smartt_bound(s, p);
+	}
+	return smartt_rules_nscc(s, p, e, base0, delay);
+}
+
+static noinline u32 smartt_ack_nscc(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e)
+{
+	u32 nb = e->bytes, delay, base0 = s->base_rtt, rcv;
+
+	rcv = s->received + nb;
+	s->received = rcv < nb ? U32_MAX : rcv;
+	delay = smartt_delay(s, p, e, SMARTT_RULES_NSCC);
+	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
+	if (unlikely(p->k.qa && smartt_ignoring(s)) &&
+	    (e->ecn || !p->k.ignore_ecn_only)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+	}
+	if (p->k.qa && unlikely(e->now >= s->qa_end))
+		return smartt_qa_nscc(s, p, e, base0, delay);
+	return smartt_rules_nscc(s, p, e, base0, delay);
 }
 
 /**

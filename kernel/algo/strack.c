@@ -116,6 +116,8 @@ int strack_knobs_validate(const struct strack_knobs *k)
 	return 0;
 }
 
+static u64 strack_bdp(const struct strack_params *p, u32 base_rtt);
+
 /**
  * strack_params_init() - validate knobs, derive constants
  * @p: parameters to fill
@@ -138,6 +140,9 @@ int strack_params_init(struct strack_params *p, const struct strack_knobs *k)
 	p->alpha_fp = smartt_ppm_to_fp(k->alpha);
 	p->eta_fp = smartt_ppm_to_fp(k->eta);
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
+	/* ewma is validated in [1, 10^6] */
+	p->ewma_keep = SMARTT_PPM - k->ewma;
+	p->net_bdp = strack_bdp(p, k->network_rtt);
 	return 0;
 }
 
@@ -147,6 +152,15 @@ static u64 strack_bdp(const struct strack_params *p, u32 base_rtt)
 	u64 bdp = div_u64((u64)p->k.link_mbps * base_rtt, SMARTT_MBPS_NS_PER_BYTE);
 
 	return bdp ? bdp : 1;
+}
+
+/* strack_maxwnd() from an already computed BDP. */
+static __always_inline u64 strack_maxwnd_bdp(const struct strack_params *p,
+					     u64 bdp)
+{
+	u64 w = (bdp * p->maxwnd_fp) >> SMARTT_FP_SHIFT;
+
+	return w > p->k.mtu ? w : p->k.mtu;
 }
 
 /**
@@ -179,31 +193,86 @@ void strack_init(struct strack_state *s, const struct strack_params *p, u64 cwnd
 	s->cwnd = cwnd ? clamp_t(u64, cwnd, p->k.mtu, maxwnd) : maxwnd;
 }
 
-/* gain x bdp_sf, Q.16: gain_fp <= 2^22, BDP <= 2^34. */
-static u64 strack_scaled(const struct strack_params *p,
-			 const struct strack_state *s, u64 gain_fp)
+/* Path BDP at the flow's base RTT, inline for the per-ACK rules. */
+static __always_inline u64 strack_bdp_at(const struct strack_params *p,
+					 u32 base_rtt)
 {
-	u64 bdp = p->k.scale_path ? strack_bdp(p, s->base_rtt) :
-		strack_bdp(p, p->k.network_rtt);
+	u64 bdp = div_u64((u64)p->k.link_mbps * base_rtt, SMARTT_MBPS_NS_PER_BYTE);
 
+	return bdp ? bdp : 1;
+}
+
+/*
+ * gain x bdp_sf, Q.16: gain_fp <= 2^22, BDP <= 2^34.  @bdp is the path
+ * BDP at the flow's base RTT; without scale_path the network BDP is used.
+ */
+static __always_inline u64 strack_scaled(const struct strack_params *p,
+					 u64 bdp, u64 gain_fp)
+{
+	if (!p->k.scale_path)
+		bdp = p->net_bdp;
 	return div_u64(smartt_sat_mul(gain_fp, bdp), p->k.ref_bdp);
 }
 
 /* Algorithm 2: bytes acked per (base_rtt + target_Qdelay) window. */
-static void strack_achieved(struct strack_state *s, const struct strack_params *p,
-			    u64 now, u32 bytes)
+static __always_inline void strack_achieved(struct strack_state *s,
+					    const struct strack_params *p,
+					    u64 now, u32 bytes)
 {
-	bool clear;
-
-	if (!s->rx_clear_ts)
+	if (unlikely(!s->rx_clear_ts))
 		s->rx_clear_ts = now;
-	clear = now - s->rx_clear_ts > (u64)s->base_rtt + p->target;
 	s->rx_count = smartt_sat_add(s->rx_count, bytes);
-	if (clear) {
+	if (unlikely(now - s->rx_clear_ts > (u64)s->base_rtt + p->target)) {
 		s->achieved = s->rx_count;
 		s->rx_count = 0;
 		s->rx_clear_ts = now;
 	}
+}
+
+/* Line 12-14: decrease (once per base RTT) on a high average delay. */
+static noinline u32 strack_decrease(struct strack_state *s,
+				    const struct strack_params *p,
+				    u64 now, u64 delay, u64 bdp)
+{
+	u64 avg = s->avg_delay, t_ps = (u64)p->target * 1000, cut, f;
+
+	if (now - s->last_dec <= s->base_rtt)
+		return STRACK_R_HOLD;
+	s->last_dec = now;
+	if (delay > p->qhigh &&
+	    s->achieved < strack_maxwnd_bdp(p, bdp) >> p->k.qa_gate) {
+		s->cwnd = s->achieved;
+		return STRACK_R_ACHIEVED;
+	}
+	/* gamma <= 1e6, avg - t < 2^42 ps: product < 2^62 */
+	cut = div64_u64((u64)p->k.gamma * (avg - t_ps), avg);
+	f = SMARTT_PPM - min_t(u64, cut, SMARTT_PPM);
+	s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
+	return STRACK_R_MD;
+}
+
+/* Fairness shuffle (eta per base RTT), then the window bounds. */
+static noinline u32 strack_shuffle_bound(struct strack_state *s,
+					 const struct strack_params *p,
+					 u64 now, u64 bdp, u32 r)
+{
+	u64 maxwnd;
+
+	if (now - s->last_fair > s->base_rtt) {
+		s->cwnd += smartt_mul_fp(strack_scaled(p, bdp, p->eta_fp), p->k.mtu);
+		s->last_fair = now;
+		r |= STRACK_R_ETA;
+	}
+	if (s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return r | STRACK_R_CLAMPED;
+	}
+	maxwnd = strack_maxwnd_bdp(p, bdp);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= STRACK_R_CLAMPED;
+	}
+	return r;
 }
 
 /**
@@ -225,63 +294,36 @@ static void strack_achieved(struct strack_state *s, const struct strack_params *
 u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		  u64 now, u32 rtt, bool ecn, u32 bytes)
 {
-	u64 delay, avg, num, maxwnd, t = p->target, mb = (u64)p->k.mtu * bytes;
-	u32 r = 0, w = p->k.ewma;
-	bool can_dec, shuffle;
+	u64 delay, num, bdp, t = p->target, mb = (u64)p->k.mtu * bytes;
+	u32 r = 0, base;
 
 	if (rtt && p->k.learn_base_rtt && rtt < s->base_rtt)
 		s->base_rtt = rtt;
-	delay = rtt >= s->base_rtt ? rtt - s->base_rtt :
-		div_u64(s->avg_delay, 1000);
+	base = s->base_rtt;
+	delay = rtt >= base ? rtt - base : div_u64(s->avg_delay, 1000);
 	strack_achieved(s, p, now, bytes);
-	can_dec = now - s->last_dec > s->base_rtt;
-	shuffle = now - s->last_fair > s->base_rtt;
-	/* ps: delay x 1000 < 2^42, x ppm < 2^62 */
-	s->avg_delay = div_u64(delay * 1000 * w + s->avg_delay * (SMARTT_PPM - w),
-			       SMARTT_PPM);
-	avg = s->avg_delay;
+	/* ps: delay x 1000 < 2^42, x ppm < 2^62; ewma_keep = 10^6 - ewma */
+	s->avg_delay = div_u64(delay * 1000 * p->k.ewma +
+			       s->avg_delay * p->ewma_keep, SMARTT_PPM);
+	bdp = strack_bdp_at(p, base);
 
 	if (!ecn && delay > p->qhigh) {
-		num = smartt_mul_fp(strack_scaled(p, s, p->beta_fp), mb);
+		num = smartt_mul_fp(strack_scaled(p, bdp, p->beta_fp), mb);
 		s->cwnd += div64_u64(num, s->cwnd);
-		r |= STRACK_R_BETA;
+		r = STRACK_R_BETA;
 	} else if (!ecn && delay < t) {
-		num = smartt_mul_fp(strack_scaled(p, s, p->alpha_fp),
+		num = smartt_mul_fp(strack_scaled(p, bdp, p->alpha_fp),
 				    smartt_sat_mul(mb, t - delay));
 		s->cwnd += div64_u64(div_u64(num, p->k.ref_rtt), s->cwnd);
-		r |= STRACK_R_ALPHA;
-	} else if (avg > t * 1000 && delay > t) {
-		if (!can_dec) {
-			r |= STRACK_R_HOLD;
-		} else if (delay > p->qhigh &&
-			   s->achieved < strack_maxwnd(p, s->base_rtt) >> p->k.qa_gate) {
-			s->cwnd = s->achieved;
-			s->last_dec = now;
-			r |= STRACK_R_ACHIEVED;
-		} else {
-			/* gamma <= 1e6, avg - t < 2^42 ps: product < 2^62 */
-			u64 cut = div64_u64((u64)p->k.gamma * (avg - t * 1000), avg);
-			u64 f = SMARTT_PPM - min_t(u64, cut, SMARTT_PPM);
-
-			s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
-			s->last_dec = now;
-			r |= STRACK_R_MD;
-		}
+		r = STRACK_R_ALPHA;
+	} else if (s->avg_delay > t * 1000 && delay > t) {
+		r = strack_decrease(s, p, now, delay, bdp);
 	}
-	if (shuffle) {
-		s->cwnd += smartt_mul_fp(strack_scaled(p, s, p->eta_fp), p->k.mtu);
-		s->last_fair = now;
-		r |= STRACK_R_ETA;
-	}
-	if (s->cwnd < p->k.mtu) {
-		s->cwnd = p->k.mtu;
+	if (unlikely(now - s->last_fair > base) || s->cwnd < p->k.mtu)
+		return strack_shuffle_bound(s, p, now, bdp, r);
+	if (s->cwnd > strack_maxwnd_bdp(p, bdp)) {
+		s->cwnd = strack_maxwnd_bdp(p, bdp);
 		r |= STRACK_R_CLAMPED;
-	} else {
-		maxwnd = strack_maxwnd(p, s->base_rtt);
-		if (s->cwnd > maxwnd) {
-			s->cwnd = maxwnd;
-			r |= STRACK_R_CLAMPED;
-		}
 	}
 	return r;
 }

@@ -68,6 +68,9 @@ struct strack_knobs {
  * @alpha_fp: alpha (Q.16)
  * @eta_fp: eta (Q.16)
  * @maxwnd_fp: @k.maxwnd (Q.16)
+ * @net_bdp: BDP at @k.network_rtt, bytes (the gains' scale without
+ *	@k.scale_path)
+ * @ewma_keep: 10^6 - @k.ewma, ppm (the average's own weight)
  */
 struct strack_params {
 	struct strack_knobs k;
@@ -78,6 +81,8 @@ struct strack_params {
 	u64 alpha_fp;
 	u64 eta_fp;
 	u64 maxwnd_fp;
+	u64 net_bdp;
+	u32 ewma_keep;
 };
 
 /**
