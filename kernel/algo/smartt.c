@@ -554,6 +554,15 @@ static __always_inline bool smartt_quick_adapt(struct smartt_state *s,
 	return smartt_qa_window_end(s, p, e, loss, delay);
 }
 
+/* fi_count + bytes, saturating at SMARTT_FI_COUNT_MAX (no u64 overflow). */
+static __always_inline u64 smartt_fi_count_add(const struct smartt_state *s,
+					       u32 bytes)
+{
+	u64 c = (u64)s->fi_count + bytes;
+
+	return c < SMARTT_FI_COUNT_MAX ? c : SMARTT_FI_COUNT_MAX;
+}
+
 /*
  * FastIncrease as in both papers' Algorithm 3: after more than cwnd
  * consecutive uncongested bytes (no ECN, queuing delay <= fast_delay), add
@@ -567,7 +576,7 @@ static __always_inline bool smartt_fast_increase(struct smartt_state *s,
 	if (!p->k.fast_inc)
 		return false;
 	if (delay <= p->k.fast_delay && !e->ecn) {
-		s->fi_count = smartt_sat_add(s->fi_count, e->bytes);
+		s->fi_count = smartt_fi_count_add(s, e->bytes);
 		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
 			s->cwnd += p->fast_bytes;
 			s->flags |= SMARTT_F_INCREASE;
@@ -897,7 +906,7 @@ static __always_inline u32 smartt_nscc_below(struct smartt_state *s,
 					     u32 nb, u32 delay)
 {
 	if (p->k.fast_inc && delay < p->k.fast_delay) {
-		s->fi_count = smartt_sat_add(s->fi_count, nb);
+		s->fi_count = smartt_fi_count_add(s, nb);
 		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
 			s->cwnd += smartt_mul_fp(p->fast_fp, nb);
 			s->flags |= SMARTT_F_INCREASE;

@@ -215,6 +215,9 @@ struct smartt_params {
 #define SMARTT_F_TRIGGER_QA	0x01	/* a trim asked for QuickAdapt */
 #define SMARTT_F_INCREASE	0x02	/* FastIncrease active */
 
+/* smartt_state.fi_count saturates here (56 bits, see struct smartt_state) */
+#define SMARTT_FI_COUNT_MAX	((1ULL << 56) - 1)
+
 /**
  * struct smartt_state - per-flow state (fits SMARTT_TCP_STATE_MAX)
  * @cwnd: congestion window, bytes, in [mtu, maxwnd] after every event
@@ -223,35 +226,48 @@ struct smartt_params {
  * @achieved: bytes acked in the current QuickAdapt window
  * @qa_end: first time at which the current QuickAdapt window is over, ns
  *	(end + 1 for the exclusive end of qa_inclusive = 0; 0 = no window yet)
- * @last_dec: time of the last once-per-base-RTT MD, ns
+ * @last_dec: smartt/nscc rules: time of the last once-per-base-RTT MD, ns
+ * @wtd: 2024 rules: ECN EWMA for Wait-to-Decrease, ppm, in [0, 10^6]
+ *	(shares @last_dec's place: no 2024 rule reads the other)
  * @last_adjust: time of the last adjustment (smartt) / eta (nscc), ns
  * @avg_delay: EWMA of the queuing delay, ps (the reference keeps integer
  *	ps; ns inputs times 1000 truncate exactly like it)
  * @bytes_to_ignore: size of the ignore phase after QuickAdapt, bytes
  * @bytes_ignored: bytes acked/nacked since QuickAdapt fired
- * @fi_count: consecutive uncongested bytes (FastIncrease)
+ * @fi_count: consecutive uncongested bytes (FastIncrease), saturating at
+ *	%SMARTT_FI_COUNT_MAX = 2^56 - 1.  It is only ever compared with cwnd,
+ *	and cwnd <= maxwnd < 2^49 bytes (BDP <= 10^7 Mbit/s x 2^32 ns / 8000
+ *	< 2^43 bytes, times maxwnd <= 64), so the comparison is the same as
+ *	with a 64-bit counter.
+ * @flags: SMARTT_F_* (shares @fi_count's word)
  * @base_rtt: base RTT, ns; BDP and maxwnd follow it
- * @received: nscc: bytes acked since the last fulfill (saturating)
- * @wtd: ECN EWMA for Wait-to-Decrease, ppm
- * @acks: smartt: ACKs since the last adjustment
- * @flags: SMARTT_F_*
+ * @received: nscc rules: bytes acked since the last fulfill (saturating)
+ * @acks: smartt rules: ACKs since the last adjustment (saturating)
+ *
+ * 88 bytes: a state belongs to the rule family (@k.rules) it was
+ * initialised for; the per-family fields @last_dec/@wtd and
+ * @received/@acks share their places.
  */
 struct smartt_state {
 	u64 cwnd;
 	u64 inc;
 	u64 achieved;
 	u64 qa_end;
-	u64 last_dec;
+	union {
+		u64 last_dec;
+		u32 wtd;
+	};
 	u64 last_adjust;
 	u64 avg_delay;
 	u64 bytes_to_ignore;
 	u64 bytes_ignored;
-	u64 fi_count;
+	u64 fi_count : 56;
+	u64 flags : 8;
 	u32 base_rtt;
-	u32 received;
-	u32 wtd;
-	u16 acks;
-	u8 flags;
+	union {
+		u32 received;
+		u16 acks;
+	};
 };
 
 static_assert(SMARTT_FITS_TCP_PRIV(struct smartt_state),

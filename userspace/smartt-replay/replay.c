@@ -143,7 +143,8 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 			/* "paths" is the number of entropies of any selector */
 			if (!strcmp(key, "paths") && r->lk.kind == SMARTT_LB_BITMAP) {
 				if (v > SMARTT_BITMAP_PATHS)
-					return replay_fail(r, "--set paths=%s: strack-bitmap tracks at most %u paths",
+					return replay_fail(r,
+							   "--set paths=%s: strack-bitmap tracks at most %u paths",
 							   val, SMARTT_BITMAP_PATHS);
 				r->lk.max_paths = (u32)v;
 			}
@@ -154,7 +155,8 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 		if ((d->frac ? parse_ppm(val, &v) : parse_u64(val, &v)) ||
 		    v < d->min || v > d->max) {
 			if (d->frac)
-				return replay_fail(r, "--set %s=%s: want a decimal fraction in [%u.%06u, %u.%06u]",
+				return replay_fail(r,
+						   "--set %s=%s: want a decimal fraction in [%u.%06u, %u.%06u]",
 						   key, val, d->min / SMARTT_PPM,
 						   d->min % SMARTT_PPM, d->max / SMARTT_PPM,
 						   d->max % SMARTT_PPM);
@@ -220,7 +222,8 @@ int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
 	if (lb) {
 		l = smartt_lb_by_name(lb);
 		if (l < 0)
-			return replay_fail(r, "--lb %s: want reps, reps-single, strack-bitmap, oblivious or ecmp",
+			return replay_fail(r,
+					   "--lb %s: want reps, reps-single, strack-bitmap, oblivious or ecmp",
 					   lb);
 	} else {
 		l = a == REPLAY_ALGO_STRACK ? SMARTT_LB_BITMAP :
@@ -241,9 +244,9 @@ int replay_set(struct replay *r, const char *kv)
 {
 	char key[64];
 	const char *eq = strchr(kv, '=');
-	size_t n;
+	size_t n = eq ? (size_t)(eq - kv) : 0;
 
-	if (!eq || eq == kv || (n = (size_t)(eq - kv)) >= sizeof(key))
+	if (!n || n >= sizeof(key))
 		return replay_fail(r, "--set %s: want KEY=VALUE", kv);
 	memcpy(key, kv, n);
 	key[n] = 0;
@@ -297,7 +300,9 @@ int replay_start(struct replay *r)
 	} else {
 		smartt_init(&r->ss, &r->sp, r->cwnd0);
 		r->ss.avg_delay = r->avg_delay_ns * 1000;
-		r->ss.wtd = r->wtd;
+		/* only the 2024 rules keep a WTD average (see smartt_state) */
+		if (r->sp.k.rules == SMARTT_RULES_2024)
+			r->ss.wtd = r->wtd;
 	}
 	if (!r->in_flight_set)
 		r->in_flight = r->algo == REPLAY_ALGO_STRACK ? r->ts.cwnd : r->ss.cwnd;
@@ -482,6 +487,9 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			fprintf(r->out, "%llu", (unsigned long long)r->ts.achieved);
 		fputc('\n', r->out);
 	} else {
+		/* other rule families never change wtd: print what was set */
+		u32 wtd = r->sp.k.rules == SMARTT_RULES_2024 ? r->ss.wtd : r->wtd;
+
 		fprintf(r->out, "%llu,%llu,", (unsigned long long)r->ss.cwnd,
 			(unsigned long long)r->in_flight);
 		if (have_ev_out)
@@ -494,7 +502,7 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			(unsigned long long)(r->ss.avg_delay % 1000),
 			(unsigned long long)r->ss.bytes_to_ignore,
 			(unsigned long long)r->ss.bytes_ignored,
-			r->ss.wtd / SMARTT_PPM, r->ss.wtd % SMARTT_PPM);
+			wtd / SMARTT_PPM, wtd % SMARTT_PPM);
 	}
 	return 0;
 }
@@ -509,7 +517,7 @@ static void print_knob(const char *name, u32 v, bool frac, const char *unit)
 		printf("  %-16s %u %s\n", name, v, unit);
 }
 
-static void usage(FILE *o)
+static void replay_usage(FILE *o)
 {
 	fprintf(o,
 		"usage: smartt-replay --algo {smartt-2024|smartt|nscc|strack}\n"
@@ -523,7 +531,7 @@ static void help(const char *algo)
 	unsigned int i;
 	int a = algo ? smartt_profile_by_name(algo) : SMARTT_PROFILE_SMARTT;
 
-	usage(stdout);
+	replay_usage(stdout);
 	printf("\ntrace lines:\n"
 	       "  ack     t=<ns> rtt=<ns> ecn=<0|1> bytes=<newly acked> [ev=<entropy>]\n"
 	       "  nack    t=<ns> rtt=<ns> bytes=<packet> [ev=<entropy>] [last_hop=<0|1>]\n"
@@ -578,7 +586,7 @@ int main(int argc, char **argv)
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "smartt-replay: unknown or incomplete option %s\n",
 				argv[i]);
-			usage(stderr);
+			replay_usage(stderr);
 			return 2;
 		} else if (!path) {
 			path = argv[i];
@@ -592,7 +600,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!algo) {
-		usage(stderr);
+		replay_usage(stderr);
 		return 2;
 	}
 	if (replay_init(&r, algo, lb, stdout)) {
