@@ -7,7 +7,8 @@
 # LAST_HOP flags, the trim DSCP, delivered ahead of data queued before them;
 # nothing is lost.  TCP overflowing the same port is dropped, not trimmed.
 #
-# Knobs: SF_TRIM_BURST (packets, default 100).
+# Knobs: SF_TRIM_BURST (packets, default 100), SF_TRIM_RATE (port rate,
+# default 200kbit).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
@@ -16,7 +17,11 @@ fabric_require
 BURST=${SF_TRIM_BURST:-100}
 DSCP=46
 
-fabric_up --hosts 2 --rate 10mbit --buffer 20000 --delay 0 --mtu 1500 --trim-dscp $DSCP
+# The port must drain slower than the sender can send, also under TCG where
+# the Python sender manages a few hundred packets/s: 200 kbit/s by default
+# (60 ms per 1500-byte packet).
+RATE=${SF_TRIM_RATE:-200kbit}
+fabric_up --hosts 2 --rate "$RATE" --buffer 20000 --delay 0 --mtu 1500 --trim-dscp $DSCP
 sf set h0:eth0 rate=1gbit
 
 csum_errors() { # NODE: UDP + UDP6 checksum errors and IP header errors
@@ -74,8 +79,10 @@ EOF
 	check "$what: port trimmed packets ($ptrim > 0)" test "$ptrim" -gt 0
 	check "$what: receiver saw every trimmed packet ($ptrim)" \
 		test "$(json_get "$sum" 'd["trimmed"]')" = "$ptrim"
-	check "$what: nothing lost (received $BURST, port drops $pdrop)" \
-		test "$(json_get "$sum" 'd["received"]')" = "$BURST" -a "$pdrop" = 0
+	# (the port may drop the odd IPv6 MLD report that finds the buffer
+	# full: only the test traffic must not be lost)
+	check "$what: nothing lost (received $BURST; port drops $pdrop)" \
+		test "$(json_get "$sum" 'd["received"]')" = "$BURST"
 	check "$what: trimmed UDP payload is $want_len bytes" test "$(json_get "$sum" 'd["sizes_ok"]')" = True
 	check "$what: checksums valid (no UDP/IP errors at the receiver)" test "$e1" = "$e0"
 	check "$what: LAST_HOP flag set, trim TTL recorded, original length kept" \
@@ -110,11 +117,11 @@ check "trim off: overflow dropped ($nd), nothing trimmed" \
 	test "$nd" -gt 0 -a "$(port_stat l0:h1 trimmed)" = 0 -a "$(json_get "$__sf_tmp/notrim" 'd["trimmed"]')" = 0
 sf set l0:h1 trim=on
 
-# Priority: ACKs sent while 150 KB of data is queued (600 ms at 2 Mbit/s)
-# arrive before the data queued ahead of them.
-sf set l0:h1 buffer=200000 rate=2mbit
+# Priority: ACKs sent right after 150 KB of data (6 s at 200 kbit/s) arrive
+# before the data queued ahead of them.
+sf set l0:h1 buffer=200000
 sf reset
-recv_start h1 "$v6" "$__sf_tmp/prio" --count 105 --idle 3 --packets
+recv_start h1 "$v6" "$__sf_tmp/prio" --count 105 --idle 5 --packets
 send_from h0 "$v6" --count 100 --size 1500 --tail-acks 5 >/dev/null
 wait
 python3 - "$__sf_tmp/prio" >"$__sf_tmp/prio.sum" <<'EOF'
@@ -131,7 +138,7 @@ check "priority: 5 ACKs and 100 data packets received" \
 check "priority: ACKs overtook queued data" \
 	test "$(json_get "$__sf_tmp/prio.sum" 'd["acks_before_last_data"]')" = True
 check "priority: port counted 5 priority packets" test "$(port_stat l0:h1 prio_pkts)" = 5
-sf set l0:h1 buffer=20000 rate=10mbit
+sf set l0:h1 buffer=20000
 
 # TCP is never trimmed: dropped at the buffer.
 if command -v iperf3 >/dev/null; then
