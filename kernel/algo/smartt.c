@@ -489,39 +489,38 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
 	return delay > thr;
 }
 
-/* QuickAdapt gate: acked bytes below cwnd or maxwnd >> qa_gate. */
-static u64 smartt_qa_gate(const struct smartt_state *s,
-			  const struct smartt_params *p)
-{
-	return (p->k.qa_gate_cwnd ? s->cwnd :
-		smartt_maxwnd(p, s->base_rtt)) >> p->k.qa_gate;
-}
-
 /*
  * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
  * ignore-phase part, which the callers handle).  At the end of each window
  * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
- * or the delay trigger fired while few bytes were acked, the window becomes
- * the bytes acked during the window (x qa_scaling) and the bytes then in
- * flight are ignored.  The window-end work is out of line: it runs once
- * per window, the check below on every ACK.
+ * or the delay trigger fired while few bytes were acked (below cwnd or
+ * maxwnd >> qa_gate), the window becomes the bytes acked during the window
+ * (x qa_scaling) and the bytes then in flight are ignored.  The window-end
+ * work is out of line: it runs once per window, the check below on every
+ * ACK.
+ *
+ * Return: 0 if QuickAdapt did not fire, else SMARTT_R_QA and the bits of
+ * clamping the new window into [mtu, maxwnd].
  */
-static noinline bool smartt_qa_window_end(struct smartt_state *s,
-					  const struct smartt_params *p,
-					  const struct smartt_event *e, bool loss,
-					  u32 delay)
+static noinline u32 smartt_qa_window_end(struct smartt_state *s,
+					 const struct smartt_params *p,
+					 const struct smartt_event *e, bool loss,
+					 u32 delay)
 {
-	bool want, done = false;
+	u64 maxwnd = smartt_maxwnd(p, s->base_rtt), gate;
+	u32 r = 0;
+	bool want;
 
+	gate = (p->k.qa_gate_cwnd ? s->cwnd : maxwnd) >> p->k.qa_gate;
 	if (s->qa_end) {
 		want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
 		/* nscc gates every trigger, the papers only the delay one */
 		if (p->k.rules == SMARTT_RULES_NSCC)
 			want = (want || smartt_qa_delay_trigger(s, p, delay)) &&
-			       s->achieved < smartt_qa_gate(s, p);
+			       s->achieved < gate;
 		else if (!want)
 			want = smartt_qa_delay_trigger(s, p, delay) &&
-			       s->achieved < smartt_qa_gate(s, p);
+			       s->achieved < gate;
 		if (want) {
 			/* smartt_mul_fp() saturates; the bound follows */
 			s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
@@ -529,7 +528,14 @@ static noinline bool smartt_qa_window_end(struct smartt_state *s,
 			s->bytes_to_ignore = e->in_flight;
 			s->bytes_ignored = 0;
 			s->flags &= ~SMARTT_F_TRIGGER_QA;
-			done = true;
+			r = SMARTT_R_QA;
+			if (s->cwnd < p->k.mtu) {
+				s->cwnd = p->k.mtu;
+				r |= SMARTT_R_CLAMPED;
+			} else if (s->cwnd > maxwnd) {
+				s->cwnd = maxwnd;
+				r |= SMARTT_R_CLAMPED;
+			}
 		}
 	}
 	s->achieved = 0;
@@ -539,18 +545,19 @@ static noinline bool smartt_qa_window_end(struct smartt_state *s,
 	else
 		s->qa_end = e->now + smartt_trtt(s, p);
 	s->qa_end += !p->k.qa_inclusive;
-	return done;
+	return r;
 }
 
-static __always_inline bool smartt_quick_adapt(struct smartt_state *s,
-					       const struct smartt_params *p,
-					       const struct smartt_event *e,
-					       bool loss, u32 delay)
+/* QuickAdapt check at a trim/timeout; returns as smartt_qa_window_end(). */
+static __always_inline u32 smartt_quick_adapt(struct smartt_state *s,
+					      const struct smartt_params *p,
+					      const struct smartt_event *e,
+					      bool loss, u32 delay)
 {
 	if (!p->k.qa)
-		return false;
+		return 0;
 	if (likely(e->now < s->qa_end))
-		return false;
+		return 0;
 	return smartt_qa_window_end(s, p, e, loss, delay);
 }
 
@@ -705,8 +712,10 @@ static noinline u32 smartt_qa_paper(struct smartt_state *s,
 				    const struct smartt_event *e,
 				    u32 base0, u32 delay)
 {
-	if (smartt_qa_window_end(s, p, e, false, delay))
-		return SMARTT_R_QA | smartt_bound(s, p);
+	u32 r = smartt_qa_window_end(s, p, e, false, delay);
+
+	if (r)
+		return r;
 	if (p->k.rules == SMARTT_RULES_2024)
 		return smartt_rules_2024(s, p, e, base0, delay);
 	return smartt_rules_rtt(s, p, e, base0, delay);
@@ -956,10 +965,12 @@ static noinline u32 smartt_qa_nscc(struct smartt_state *s,
 				   const struct smartt_event *e,
 				   u32 base0, u32 delay)
 {
-	if (smartt_qa_window_end(s, p, e, false, delay)) {
+	u32 r = smartt_qa_window_end(s, p, e, false, delay);
+
+	if (r) {
 		s->inc = 0;
 		s->received = 0;
-		return SMARTT_R_QA | smartt_bound(s, p);
+		return r;
 	}
 	return smartt_rules_nscc(s, p, e, base0, delay);
 }
@@ -1018,8 +1029,8 @@ static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params 
 
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
 	s->flags |= SMARTT_F_TRIGGER_QA;
-	if (!smartt_ignoring(s) && smartt_quick_adapt(s, p, e, true, 0))
-		r |= SMARTT_R_QA;
+	if (!smartt_ignoring(s))
+		r |= smartt_quick_adapt(s, p, e, true, 0);
 	return r | smartt_bound(s, p);
 }
 
@@ -1035,6 +1046,8 @@ static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params 
 u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 		   const struct smartt_event *e)
 {
+	u32 r;
+
 	if (e->rtt && p->k.learn_base_rtt && e->rtt < s->base_rtt &&
 	    p->k.rules == SMARTT_RULES_NSCC)
 		s->base_rtt = e->rtt;
@@ -1050,10 +1063,11 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 		s->received = 0;
 		return SMARTT_R_IGNORED | smartt_bound(s, p);
 	}
-	if (smartt_quick_adapt(s, p, e, true, 0)) {
+	r = smartt_quick_adapt(s, p, e, true, 0);
+	if (r) {
 		s->inc = 0;
 		s->received = 0;
-		return SMARTT_R_QA | smartt_bound(s, p);
+		return r;
 	}
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
 	return SMARTT_R_LOSS_DEC | smartt_bound(s, p);
