@@ -661,10 +661,43 @@ static noinline u32 smartt_rules_rtt(struct smartt_state *s,
 				     const struct smartt_event *e,
 				     u32 base0, u32 delay);
 
-static noinline u32 smartt_inc_2024(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e,
-				    u32 base0, u32 delay);
+/* 2024 fair increase alone (rtt above trtt). */
+static noinline u32 smartt_fi_2024(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e, u32 base0)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb = (u64)e->bytes * p->k.mtu;
+
+	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+	return SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
+}
+
+/* 2024 multiplicative then fair increase (rtt at most trtt). */
+static noinline u32 smartt_pifi_2024(struct smartt_state *s,
+				     const struct smartt_params *p,
+				     const struct smartt_event *e,
+				     u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb;
+	u32 nb = e->bytes;
+
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	mb = (u64)nb * p->k.mtu;
+	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt), s->cwnd);
+	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
+	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
+}
+
+/* The 2024 increases (unmarked ACK): FI above trtt, else MI + FI. */
+static __always_inline u32 smartt_inc_2024(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e,
+					   u32 base0, u32 delay)
+{
+	if ((u64)s->base_rtt + delay > smartt_trtt(s, p))
+		return smartt_fi_2024(s, p, e, base0);
+	return smartt_pifi_2024(s, p, e, base0, delay);
+}
 
 /*
  * The 2024 rules after the ignore phase and the QuickAdapt check:
@@ -684,26 +717,6 @@ static noinline u32 smartt_rules_2024(struct smartt_state *s,
 		return smartt_ack_2024_ecn(s, p, e, base0, delay);
 	}
 	return smartt_inc_2024(s, p, e, base0, delay);
-}
-
-/* The 2024 increases (unmarked ACK): FI above trtt, else MI + FI. */
-static noinline u32 smartt_inc_2024(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e,
-				    u32 base0, u32 delay)
-{
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb;
-	u32 nb = e->bytes;
-
-	bdp = smartt_bdp_at(p, s->base_rtt);
-	mb = (u64)nb * p->k.mtu;
-	if (rtt > trtt) {
-		s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
-		return SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
-	}
-	s->cwnd += div64_u64(smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt), s->cwnd);
-	s->cwnd += div64_u64(smartt_fi_num(p, mb, bdp), s->cwnd);
-	return SMARTT_R_PI | SMARTT_R_FI | smartt_bound_up(s, p, base0, bdp);
 }
 
 /* A QuickAdapt window of the 2024/smartt rules ended: QA, or the rules. */
