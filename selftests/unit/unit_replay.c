@@ -96,6 +96,24 @@ TEST(replay_line__send_chooses_entropy)
 	EXPECT_NE(NULL, strstr(out, "2,send,3,225000,229160,5,,"));
 }
 
+/*
+ * Only the 2024 rules keep a WTD average (it shares its place in the state
+ * with the MD time stamp of the other rules): nscc prints the wtd it was
+ * given, unchanged by an MD.
+ */
+TEST(replay_line__wtd_column_of_other_rules_is_the_setting)
+{
+	static const char *const sets[] = { "wtd=0.5", "avg_delay=20000", NULL };
+	static struct replay r;
+	char out[4096];
+
+	ASSERT_EQ(0, run_trace(&r, "nscc", sets,
+			       "ack t=100000 rtt=40000 ecn=1 bytes=4160\n",
+			       out, sizeof(out))) TH_LOG("%s", r.err);
+	EXPECT_NE(NULL, strstr(out, ",MD|ADJUST|ETA,")) TH_LOG("%s", out);
+	EXPECT_NE(NULL, strstr(out, ",0.500000\n")) TH_LOG("%s", out);
+}
+
 TEST(replay_line__errors_name_the_line)
 {
 	static const char *const bad[] = {

@@ -206,6 +206,35 @@ TEST(smartt_state__fits_tcp_private_area)
 	EXPECT_LE(sizeof(struct smartt_state), (size_t)SMARTT_TCP_STATE_MAX);
 }
 
+/* The TCP glue embeds the state next to at least 16 bytes of its own. */
+TEST(smartt_state__leaves_room_for_the_tcp_glue)
+{
+	EXPECT_LE(sizeof(struct smartt_state) + 16, (size_t)SMARTT_TCP_STATE_MAX);
+}
+
+/*
+ * fi_count shares a word with the flags and saturates at 2^56 - 1: still
+ * above any window, so FastIncrease fires, and the flags stay intact.
+ */
+TEST(smartt_on_ack__fast_increase_counter_saturates_below_flags)
+{
+	struct smartt_params p;
+	struct smartt_state s;
+	/* rtt = base RTT (12 us): no queuing delay, no ECN */
+	struct smartt_event e = { .now = 1000, .rtt = 12000, .bytes = 4096 };
+	u32 r;
+
+	ASSERT_EQ(0, smartt_params_init(&p, &smartt_profiles[SMARTT_PROFILE_2024]));
+	smartt_init(&s, &p, 100000);
+	s.fi_count = SMARTT_FI_COUNT_MAX - 100;
+	s.flags = SMARTT_F_TRIGGER_QA;
+	r = smartt_on_ack(&s, &p, &e);
+	EXPECT_NE(0U, r & SMARTT_R_FAST_INC);
+	EXPECT_TRUE(s.fi_count == SMARTT_FI_COUNT_MAX);
+	EXPECT_EQ(SMARTT_F_TRIGGER_QA | SMARTT_F_INCREASE, (int)s.flags);
+	EXPECT_EQ(100000ULL + 2 * 4096, s.cwnd);
+}
+
 TEST(smartt_on_ack__property_bounds_all_rates)
 {
 	int v = 0;
