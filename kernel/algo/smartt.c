@@ -656,10 +656,10 @@ static noinline u32 smartt_ack_2024_ecn(struct smartt_state *s,
 	return SMARTT_R_MD | smartt_bound_down(s, p, base0);
 }
 
-static noinline u32 smartt_rules_rtt(struct smartt_state *s,
-				     const struct smartt_params *p,
-				     const struct smartt_event *e,
-				     u32 base0, u32 delay);
+static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
+					    const struct smartt_params *p,
+					    const struct smartt_event *e,
+					    u32 base0, u32 delay);
 
 /* 2024 fair increase alone (rtt above trtt). */
 static noinline u32 smartt_fi_2024(struct smartt_state *s,
@@ -703,10 +703,10 @@ static __always_inline u32 smartt_inc_2024(struct smartt_state *s,
  * The 2024 rules after the ignore phase and the QuickAdapt check:
  * FastIncrease, then the decreases (ECN) or the increases.
  */
-static noinline u32 smartt_rules_2024(struct smartt_state *s,
-				      const struct smartt_params *p,
-				      const struct smartt_event *e,
-				      u32 base0, u32 delay)
+static __always_inline u32 smartt_rules_2024(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     const struct smartt_event *e,
+					     u32 base0, u32 delay)
 {
 	if (smartt_fast_increase(s, p, e, delay))
 		return SMARTT_R_FAST_INC |
@@ -836,10 +836,10 @@ static noinline u32 smartt_inc_rtt(struct smartt_state *s,
 				   u32 base0, u32 delay);
 
 /* The smartt rules after the ignore phase and the QuickAdapt check. */
-static noinline u32 smartt_rules_rtt(struct smartt_state *s,
-				     const struct smartt_params *p,
-				     const struct smartt_event *e,
-				     u32 base0, u32 delay)
+static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
+					    const struct smartt_params *p,
+					    const struct smartt_event *e,
+					    u32 base0, u32 delay)
 {
 	if (smartt_fast_increase(s, p, e, delay))
 		return SMARTT_R_FAST_INC |
