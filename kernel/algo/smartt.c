@@ -884,12 +884,14 @@ static noinline u32 smartt_ack_rtt(struct smartt_state *s,
 	return smartt_rules_rtt(s, p, e, base0, delay);
 }
 
-/* nscc fulfill_adjustment (reference 2.3.2), then the upper bound. */
+/*
+ * nscc fulfill_adjustment (reference 2.3.2) when due, then the upper
+ * bound; @r: the rules so far (returned with this step's).
+ */
 static noinline u32 smartt_fulfill(struct smartt_state *s,
-				   const struct smartt_params *p, u64 now)
+				   const struct smartt_params *p, u64 now, u32 r)
 {
-	u32 r = SMARTT_R_ADJUST;
-
+	r |= SMARTT_R_ADJUST;
 	s->cwnd += div64_u64(s->inc, s->cwnd);
 	if (now - s->last_adjust >= p->adjust_period) {
 		s->cwnd += p->eta;
@@ -902,37 +904,63 @@ static noinline u32 smartt_fulfill(struct smartt_state *s,
 				   smartt_bdp_at(p, s->base_rtt));
 }
 
+/*
+ * The end of every nscc ACK rule: the bounds (only FastIncrease moved cwnd
+ * up, MD clamps to mtu itself, FI/PI only accumulate), then the fulfill
+ * check.  Every call here is a tail call.
+ */
+static __always_inline u32 smartt_nscc_end(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e,
+					   u32 base0, u32 r)
+{
+	if (unlikely(s->base_rtt != base0))
+		r |= smartt_bound(s, p);
+	else if (unlikely(r & SMARTT_R_FAST_INC))
+		r |= smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
+	if (unlikely(s->received > p->adjust_bytes ||
+		     e->now - s->last_adjust > p->adjust_period))
+		return smartt_fulfill(s, p, e->now, r);
+	return r;
+}
+
 /* nscc on an ECN-marked ACK: MD once per base RTT above the target. */
 static noinline u32 smartt_nscc_ecn(struct smartt_state *s,
 				    const struct smartt_params *p,
-				    const struct smartt_event *e, u32 delay)
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay)
 {
 	u64 t_ps = (u64)p->target_qdelay * SMARTT_PS_PER_NS;
+	u32 r = SMARTT_R_NOOP;
 
 	if (delay < p->target_qdelay)
-		return SMARTT_R_NOOP;
+		return smartt_nscc_end(s, p, e, base0, r);
 	s->flags &= ~SMARTT_F_INCREASE;
 	s->fi_count = 0;
+	r = SMARTT_R_MD_HELD;
 	if (s->avg_delay > t_ps && e->now - s->last_dec > s->base_rtt) {
 		smartt_md_avg(s, p, s->avg_delay, t_ps);
 		s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
 		s->last_dec = e->now;
-		return SMARTT_R_MD;
+		r = SMARTT_R_MD;
 	}
-	return SMARTT_R_MD_HELD;
+	return smartt_nscc_end(s, p, e, base0, r);
 }
 
 /* nscc below the target without ECN: FastIncrease or proportional increase. */
-static __always_inline u32 smartt_nscc_below(struct smartt_state *s,
-					     const struct smartt_params *p,
-					     u32 nb, u32 delay)
+static noinline u32 smartt_nscc_below(struct smartt_state *s,
+				      const struct smartt_params *p,
+				      const struct smartt_event *e,
+				      u32 base0, u32 delay)
 {
+	u32 nb = e->bytes, r = SMARTT_R_PI;
+
 	if (p->k.fast_inc && delay < p->k.fast_delay) {
 		s->fi_count = smartt_fi_count_add(s, nb);
 		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
 			s->cwnd += smartt_mul_fp(p->fast_fp, nb);
 			s->flags |= SMARTT_F_INCREASE;
-			return SMARTT_R_FAST_INC;
+			return smartt_nscc_end(s, p, e, base0, SMARTT_R_FAST_INC);
 		}
 	} else {
 		s->fi_count = 0;
@@ -941,7 +969,7 @@ static __always_inline u32 smartt_nscc_below(struct smartt_state *s,
 	/* alpha x nb x (target - delay), bytes^2 */
 	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->pi_fp, (u64)nb *
 						      (p->target_qdelay - delay)));
-	return SMARTT_R_PI;
+	return smartt_nscc_end(s, p, e, base0, r);
 }
 
 /* The nscc rules after the ignore phase and the QuickAdapt check. */
@@ -950,26 +978,12 @@ static noinline u32 smartt_rules_nscc(struct smartt_state *s,
 				      const struct smartt_event *e,
 				      u32 base0, u32 delay)
 {
-	u32 nb = e->bytes, r;
-
-	if (e->ecn) {
-		/* MD clamps to mtu itself */
-		r = smartt_nscc_ecn(s, p, e, delay);
-	} else if (delay >= p->target_qdelay) {
-		s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->fi_fp, nb));
-		r = SMARTT_R_FI;
-	} else {
-		r = smartt_nscc_below(s, p, nb, delay);
-	}
-	/* Only FastIncrease moved cwnd up; FI/PI only accumulate. */
-	if (unlikely(r & SMARTT_R_FAST_INC))
-		r |= smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
-	else
-		r |= smartt_bound_same(s, p, base0);
-	if (unlikely(s->received > p->adjust_bytes ||
-		     e->now - s->last_adjust > p->adjust_period))
-		r |= smartt_fulfill(s, p, e->now);
-	return r;
+	if (e->ecn)
+		return smartt_nscc_ecn(s, p, e, base0, delay);
+	if (delay < p->target_qdelay)
+		return smartt_nscc_below(s, p, e, base0, delay);
+	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->fi_fp, e->bytes));
+	return smartt_nscc_end(s, p, e, base0, SMARTT_R_FI);
 }
 
 /* An nscc QuickAdapt window ended: QA, or the rules. */
