@@ -361,18 +361,25 @@ static noinline u32 smartt_bound(struct smartt_state *s,
 	return 0;
 }
 
+/* r | smartt_bound(), as a tail call for the rules below. */
+static noinline u32 smartt_bound_or(struct smartt_state *s,
+				    const struct smartt_params *p, u32 r)
+{
+	return r | smartt_bound(s, p);
+}
+
 /*
  * Bounds after a rule that did not move cwnd: the window was within
  * [mtu, maxwnd] before the event, so only a lower base RTT (and maxwnd
- * with it) can put it out of bounds.
+ * with it) can put it out of bounds.  Return: @r and the clamp bits.
  */
 static __always_inline u32 smartt_bound_same(struct smartt_state *s,
 					     const struct smartt_params *p,
-					     u32 base0)
+					     u32 base0, u32 r)
 {
 	if (unlikely(s->base_rtt != base0))
-		return smartt_bound(s, p);
-	return 0;
+		return smartt_bound_or(s, p, r);
+	return r;
 }
 
 /* Bounds after a rule that moved cwnd up (see smartt_bound_same()). */
@@ -713,7 +720,7 @@ static __always_inline u32 smartt_rules_2024(struct smartt_state *s,
 		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
 	if (e->ecn) {
 		if (p->k.wtd_enable && s->wtd < p->k.wtd_threshold)
-			return SMARTT_R_WTD_HOLD | smartt_bound_same(s, p, base0);
+			return smartt_bound_same(s, p, base0, SMARTT_R_WTD_HOLD);
 		return smartt_ack_2024_ecn(s, p, e, base0, delay);
 	}
 	return smartt_inc_2024(s, p, e, base0, delay);
@@ -746,7 +753,7 @@ static noinline u32 smartt_ack_2024(struct smartt_state *s,
 	u32 wtd;
 
 	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+		return smartt_bound_same(s, p, base0, SMARTT_R_IGNORED);
 	/*
 	 * Wait-to-Decrease: ECN average in ppm, (w x 10^6 + (10^6 - w) x avg)
 	 * / 10^6, which is w + (10^6 - w) x avg / 10^6 exactly.
@@ -808,26 +815,35 @@ apply:
 	return 0;
 }
 
-/* The smartt rules on an ECN-marked ACK: no-op, or MD once per base RTT. */
-static noinline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
-				       const struct smartt_params *p,
-				       const struct smartt_event *e,
-				       u32 base0, u32 delay)
+/* The smartt MD on the average RTT (avg > trtt), then the adjustment. */
+static noinline u32 smartt_rtt_md(struct smartt_state *s,
+				  const struct smartt_params *p,
+				  const struct smartt_event *e, u64 avg, u64 trtt)
 {
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), avg;
 	u32 r;
 
-	if (rtt <= trtt)
-		return SMARTT_R_NOOP | smartt_bound_same(s, p, base0);
-	/* MD on the average RTT, at most once per base RTT. */
-	avg = s->base_rtt + smartt_avg_ns(s);
-	if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
-		return SMARTT_R_MD_HELD | smartt_bound_same(s, p, base0);
 	smartt_md_avg(s, p, avg, trtt);
 	s->last_dec = e->now;
 	r = SMARTT_R_MD | smartt_rtt_adjust(s, p, e, s->inc);
 	/* after an MD the window may have moved both ways */
 	return r | smartt_bound(s, p);
+}
+
+/* The smartt rules on an ECN-marked ACK: no-op, or MD once per base RTT. */
+static __always_inline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
+					      const struct smartt_params *p,
+					      const struct smartt_event *e,
+					      u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), avg;
+
+	if (rtt <= trtt)
+		return smartt_bound_same(s, p, base0, SMARTT_R_NOOP);
+	/* MD on the average RTT, at most once per base RTT. */
+	avg = s->base_rtt + smartt_avg_ns(s);
+	if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
+		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
+	return smartt_rtt_md(s, p, e, avg, trtt);
 }
 
 static noinline u32 smartt_inc_rtt(struct smartt_state *s,
@@ -878,7 +894,7 @@ static noinline u32 smartt_ack_rtt(struct smartt_state *s,
 	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
 
 	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
-		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+		return smartt_bound_same(s, p, base0, SMARTT_R_IGNORED);
 	if (p->k.qa && unlikely(e->now >= s->qa_end))
 		return smartt_qa_paper(s, p, e, base0, delay);
 	return smartt_rules_rtt(s, p, e, base0, delay);
@@ -1016,7 +1032,7 @@ static noinline u32 smartt_ack_nscc(struct smartt_state *s,
 	    (e->ecn || !p->k.ignore_ecn_only)) {
 		s->inc = 0;
 		s->received = 0;
-		return SMARTT_R_IGNORED | smartt_bound_same(s, p, base0);
+		return smartt_bound_same(s, p, base0, SMARTT_R_IGNORED);
 	}
 	if (p->k.qa && unlikely(e->now >= s->qa_end))
 		return smartt_qa_nscc(s, p, e, base0, delay);
