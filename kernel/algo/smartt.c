@@ -846,10 +846,45 @@ static __always_inline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 	return smartt_rtt_md(s, p, e, avg, trtt);
 }
 
-static noinline u32 smartt_inc_rtt(struct smartt_state *s,
-				   const struct smartt_params *p,
-				   const struct smartt_event *e,
-				   u32 base0, u32 delay);
+/* The smartt fair increase alone (rtt above trtt), then the adjustment. */
+static noinline u32 smartt_fi_rtt(struct smartt_state *s,
+				  const struct smartt_params *p,
+				  const struct smartt_event *e, u32 base0)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb = (u64)e->bytes * p->k.mtu;
+	u64 inc = smartt_sat_add(s->inc, smartt_fi_num(p, mb, bdp));
+	u32 r = SMARTT_R_FI | smartt_rtt_adjust(s, p, e, inc);
+
+	return r | smartt_bound_up(s, p, base0, bdp);
+}
+
+/* The smartt proportional and fair increases (rtt <= trtt), adjustment. */
+static noinline u32 smartt_pifi_rtt(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb, inc;
+	u32 nb = e->bytes, r;
+
+	bdp = smartt_bdp_at(p, s->base_rtt);
+	mb = (u64)nb * p->k.mtu;
+	inc = smartt_sat_add(s->inc, smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt));
+	inc = smartt_sat_add(inc, smartt_fi_num(p, mb, bdp));
+	r = SMARTT_R_PI | SMARTT_R_FI | smartt_rtt_adjust(s, p, e, inc);
+	return r | smartt_bound_up(s, p, base0, bdp);
+}
+
+/* The smartt increases (unmarked ACK): PI below trtt, FI, adjustment. */
+static __always_inline u32 smartt_inc_rtt(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e,
+					  u32 base0, u32 delay)
+{
+	if ((u64)s->base_rtt + delay > smartt_trtt(s, p))
+		return smartt_fi_rtt(s, p, e, base0);
+	return smartt_pifi_rtt(s, p, e, base0, delay);
+}
 
 /* The smartt rules after the ignore phase and the QuickAdapt check. */
 static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
@@ -863,28 +898,6 @@ static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
 	if (e->ecn)
 		return smartt_ack_rtt_ecn(s, p, e, base0, delay);
 	return smartt_inc_rtt(s, p, e, base0, delay);
-}
-
-/* The smartt increases (unmarked ACK): PI below trtt, FI, adjustment. */
-static noinline u32 smartt_inc_rtt(struct smartt_state *s,
-				   const struct smartt_params *p,
-				   const struct smartt_event *e,
-				   u32 base0, u32 delay)
-{
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb, inc;
-	u32 nb = e->bytes, r;
-
-	bdp = smartt_bdp_at(p, s->base_rtt);
-	mb = (u64)nb * p->k.mtu;
-	inc = s->inc;
-	r = SMARTT_R_FI;
-	if (rtt <= trtt) {
-		inc = smartt_sat_add(inc, smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt));
-		r |= SMARTT_R_PI;
-	}
-	inc = smartt_sat_add(inc, smartt_fi_num(p, mb, bdp));
-	r |= smartt_rtt_adjust(s, p, e, inc);
-	return r | smartt_bound_up(s, p, base0, bdp);
 }
 
 static noinline u32 smartt_ack_rtt(struct smartt_state *s,
