@@ -11,7 +11,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 moddir=${1:?usage: demo_guest.sh MODDIR OUTDIR}
 outdir=${2:?usage: demo_guest.sh MODDIR OUTDIR}
-rate=${SMARTT_DEMO_RATE:-100mbit}
+rate=${SMARTT_DEMO_RATE:-20mbit}
 secs=${SMARTT_DEMO_SECONDS:-5}
 ccs=${SMARTT_DEMO_CCS:-cubic dctcp bbr smartt strack}
 rel=$(uname -r)
@@ -27,10 +27,11 @@ cleanup() { "${fabric[@]}" down >/dev/null 2>&1 || true; }
 trap cleanup EXIT
 "${fabric[@]}" up --hosts 2 --rate "$rate" >"$outdir/fabric-up.txt"
 sed 's/^/demo: /' "$outdir/fabric-up.txt"
-h0=(ip netns exec sf-demo-h0)
-h1=(ip netns exec sf-demo-h1)
-dst=$("${fabric[@]}" hosts --json | python3 -c \
-	'import json,sys; h=json.load(sys.stdin); h=h.get("hosts", h); print(next(x for x in h if x["name"]=="h1")["ipv4"])')
+hosts=$("${fabric[@]}" hosts --json)
+host() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]][sys.argv[3]])' "$hosts" "$1" "$2"; }
+h0=(ip netns exec "$(host h0 ns)")
+h1=(ip netns exec "$(host h1 ns)")
+dst=$(host h1 ipv4)
 # ECN for every CC: the ports mark ECT packets, DCTCP and smartt need it.
 "${h0[@]}" sysctl -qw net.ipv4.tcp_ecn=1
 "${h1[@]}" sysctl -qw net.ipv4.tcp_ecn=1
