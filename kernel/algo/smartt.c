@@ -274,6 +274,7 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	p->adjust_bytes = k->adjust_bytes;
 	/* delay_ewma and wtd_alpha are validated in [1, 10^6] */
 	p->ewma_keep = SMARTT_PPM - k->delay_ewma;
+	p->ewma_ps = k->delay_ewma * SMARTT_PS_PER_NS;	/* <= 10^9 */
 	p->wtd_keep = SMARTT_PPM - k->wtd_alpha;
 	p->eta = 0;
 	p->fast_bytes = 0;
@@ -464,7 +465,9 @@ static __always_inline u32 smartt_delay(struct smartt_state *s,
 		/* A stale high delay pulls the average to base_rtt / 4. */
 		smartt_ewma(s, p, (u64)base * (SMARTT_PS_PER_NS / 4));
 	else
-		smartt_ewma(s, p, (u64)d * SMARTT_PS_PER_NS);
+		/* d x 1000 x w, with ewma_ps = w x 1000 precomputed */
+		s->avg_delay = div_u64((u64)d * p->ewma_ps +
+				       s->avg_delay * p->ewma_keep, SMARTT_PPM);
 	return d;
 }
 

@@ -188,6 +188,7 @@ struct smartt_knobs {
  * @qa_delay: QuickAdapt delay trigger, ns of queuing delay (0 = off)
  * @ewma_keep: 10^6 - @k.delay_ewma, ppm (the average's own weight)
  * @wtd_keep: 10^6 - @k.wtd_alpha, ppm
+ * @ewma_ps: @k.delay_ewma x 1000 (weight of a sample in ns, for ps)
  */
 struct smartt_params {
 	struct smartt_knobs k;
@@ -209,6 +210,7 @@ struct smartt_params {
 	u64 qa_delay;
 	u32 ewma_keep;
 	u32 wtd_keep;
+	u32 ewma_ps;
 };
 
 /* Bits of smartt_state.flags. */

@@ -142,6 +142,7 @@ int strack_params_init(struct strack_params *p, const struct strack_knobs *k)
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
 	/* ewma is validated in [1, 10^6] */
 	p->ewma_keep = SMARTT_PPM - k->ewma;
+	p->ewma_ps = k->ewma * 1000;	/* <= 10^9 */
 	p->net_bdp = strack_bdp(p, k->network_rtt);
 	return 0;
 }
@@ -302,8 +303,11 @@ u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 	base = s->base_rtt;
 	delay = rtt >= base ? rtt - base : div_u64(s->avg_delay, 1000);
 	strack_achieved(s, p, now, bytes);
-	/* ps: delay x 1000 < 2^42, x ppm < 2^62; ewma_keep = 10^6 - ewma */
-	s->avg_delay = div_u64(delay * 1000 * p->k.ewma +
+	/*
+	 * ps: delay x 1000 < 2^42, x ppm < 2^62; ewma_ps = ewma x 1000,
+	 * ewma_keep = 10^6 - ewma
+	 */
+	s->avg_delay = div_u64(delay * p->ewma_ps +
 			       s->avg_delay * p->ewma_keep, SMARTT_PPM);
 	bdp = strack_bdp_at(p, base);
 

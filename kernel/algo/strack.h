@@ -71,6 +71,7 @@ struct strack_knobs {
  * @net_bdp: BDP at @k.network_rtt, bytes (the gains' scale without
  *	@k.scale_path)
  * @ewma_keep: 10^6 - @k.ewma, ppm (the average's own weight)
+ * @ewma_ps: @k.ewma x 1000 (weight of a delay in ns, for ps)
  */
 struct strack_params {
 	struct strack_knobs k;
@@ -83,6 +84,7 @@ struct strack_params {
 	u64 maxwnd_fp;
 	u64 net_bdp;
 	u32 ewma_keep;
+	u32 ewma_ps;
 };
 
 /**
