@@ -1070,10 +1070,11 @@ u32 smartt_on_ack(struct smartt_state *s, const struct smartt_params *p,
 	/* u64 byte counters: 2^64 B is 146 years at 4 Tb/s, no wrap. */
 	s->achieved += e->bytes;
 	s->bytes_ignored += e->bytes;
-	if (p->k.rules == SMARTT_RULES_NSCC)
-		return smartt_ack_nscc(s, p, e);
+	/* the TCP congestion control's default profile ("smartt") first */
 	if (p->k.rules == SMARTT_RULES_RTT)
 		return smartt_ack_rtt(s, p, e);
+	if (p->k.rules == SMARTT_RULES_NSCC)
+		return smartt_ack_nscc(s, p, e);
 	return smartt_ack_2024(s, p, e);
 }
 
