@@ -432,7 +432,7 @@ static __always_inline void smartt_ewma(struct smartt_state *s,
 }
 
 /* The average delay in ns, as the queuing delay of an event without one. */
-static noinline u32 smartt_delay_avg(const struct smartt_state *s)
+static __always_inline u32 smartt_delay_avg(const struct smartt_state *s)
 {
 	return (u32)min_t(u64, smartt_avg_ns(s), U32_MAX);
 }
