@@ -748,11 +748,15 @@ static noinline u32 smartt_qa_paper(struct smartt_state *s,
  * Ignore phase, Wait-to-Decrease average, QuickAdapt check; the rest is
  * tail-called so that this common part needs no saved registers.
  */
-static noinline u32 smartt_ack_2024(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e)
+/*
+ * Everything after the delay: ignore phase, Wait-to-Decrease average,
+ * QuickAdapt check, the rules.
+ */
+static __always_inline u32 smartt_ack_2024_rest(struct smartt_state *s,
+						const struct smartt_params *p,
+						const struct smartt_event *e,
+						u32 base0, u32 delay)
 {
-	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
 	u32 wtd;
 
 	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
@@ -768,6 +772,32 @@ static noinline u32 smartt_ack_2024(struct smartt_state *s,
 	if (p->k.qa && unlikely(e->now >= s->qa_end))
 		return smartt_qa_paper(s, p, e, base0, delay);
 	return smartt_rules_2024(s, p, e, base0, delay);
+}
+
+/* A 2024 ACK without an RTT sample or below the base RTT (learns it). */
+static noinline u32 smartt_ack_2024_learn(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
+{
+	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_2024);
+
+	return smartt_ack_2024_rest(s, p, e, base0, delay);
+}
+
+/*
+ * The common 2024 ACK: an RTT sample at or above the base RTT, which
+ * therefore stays as it is.  The rest is tail-called so that this common
+ * part needs no saved registers.
+ */
+static noinline u32 smartt_ack_2024(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e)
+{
+	u32 rtt = e->rtt, base = s->base_rtt;
+
+	if (unlikely(!rtt || rtt < base))
+		return smartt_ack_2024_learn(s, p, e);
+	return smartt_ack_2024_rest(s, p, e, base, rtt - base);
 }
 
 /*
@@ -903,17 +933,46 @@ static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
 	return smartt_inc_rtt(s, p, e, base0, delay);
 }
 
-static noinline u32 smartt_ack_rtt(struct smartt_state *s,
-				   const struct smartt_params *p,
-				   const struct smartt_event *e)
+/* Everything after the delay: ignore phase, QuickAdapt check, the rules. */
+static __always_inline u32 smartt_ack_rtt_rest(struct smartt_state *s,
+					       const struct smartt_params *p,
+					       const struct smartt_event *e,
+					       u32 base0, u32 delay)
 {
-	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
-
 	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
 		return smartt_bound_same(s, p, base0, SMARTT_R_IGNORED);
 	if (p->k.qa && unlikely(e->now >= s->qa_end))
 		return smartt_qa_paper(s, p, e, base0, delay);
 	return smartt_rules_rtt(s, p, e, base0, delay);
+}
+
+/* An ACK without an RTT sample or below the base RTT (learns it). */
+static noinline u32 smartt_ack_rtt_learn(struct smartt_state *s,
+					 const struct smartt_params *p,
+					 const struct smartt_event *e)
+{
+	u32 base0 = s->base_rtt, delay = smartt_delay(s, p, e, SMARTT_RULES_RTT);
+
+	return smartt_ack_rtt_rest(s, p, e, base0, delay);
+}
+
+/*
+ * The common ACK: an RTT sample at or above the base RTT, which therefore
+ * stays as it is (so the bounds need no base-RTT check).
+ */
+static noinline u32 smartt_ack_rtt(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e)
+{
+	u32 rtt = e->rtt, base = s->base_rtt, d;
+
+	if (unlikely(!rtt || rtt < base))
+		return smartt_ack_rtt_learn(s, p, e);
+	d = rtt - base;
+	/* smartt_delay() for this case: d x 1000 x w, ewma_ps = w x 1000 */
+	s->avg_delay = div_u64((u64)d * p->ewma_ps + s->avg_delay * p->ewma_keep,
+			       SMARTT_PPM);
+	return smartt_ack_rtt_rest(s, p, e, base, d);
 }
 
 /*
