@@ -276,32 +276,14 @@ static noinline u32 strack_shuffle_bound(struct strack_state *s,
 	return r;
 }
 
-/**
- * strack_on_ack() - Algorithm 1 lines 5-14 for one ACK
- * @s: state
- * @p: parameters
- * @now: time, ns
- * @rtt: RTT sample, ns (0 = none: the average delay is used)
- * @ecn: the ACK echoed ECN-CE
- * @bytes: newly acked bytes
- *
- * Per-packet rules of the paper (window in packets) become per-byte rules
- * in bytes: cwnd_pkts += x / cwnd_pkts per packet is cwnd += x x mtu x
- * bytes / cwnd.  bdp_sf = BDP / ref_bdp; delay_sf = base_rtt / ref_rtt
- * cancels the 1 / base_rtt of alpha, leaving alpha x bdp_sf / ref_rtt.
- *
- * Return: STRACK_R_* bits of the rules that fired.
- */
-u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
-		  u64 now, u32 rtt, bool ecn, u32 bytes)
+/* Everything after the base RTT and the queuing delay of one ACK. */
+static __always_inline u32 strack_ack(struct strack_state *s,
+				      const struct strack_params *p,
+				      u64 now, bool ecn, u32 bytes, u64 delay)
 {
-	u64 delay, num, bdp, t = p->target, mb = (u64)p->k.mtu * bytes;
-	u32 r = 0, base;
+	u64 num, bdp, t = p->target, mb = (u64)p->k.mtu * bytes;
+	u32 r = 0, base = s->base_rtt;
 
-	if (rtt && p->k.learn_base_rtt && rtt < s->base_rtt)
-		s->base_rtt = rtt;
-	base = s->base_rtt;
-	delay = rtt >= base ? rtt - base : div_u64(s->avg_delay, 1000);
 	strack_achieved(s, p, now, bytes);
 	/*
 	 * ps: delay x 1000 < 2^42, x ppm < 2^62; ewma_ps = ewma x 1000,
@@ -330,4 +312,43 @@ u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		r |= STRACK_R_CLAMPED;
 	}
 	return r;
+}
+
+/* An ACK below the base RTT (learns it, or uses the average delay). */
+static noinline u32 strack_ack_learn(struct strack_state *s,
+				     const struct strack_params *p,
+				     u64 now, u32 rtt, bool ecn, u32 bytes)
+{
+	u64 delay;
+
+	if (rtt && p->k.learn_base_rtt)
+		s->base_rtt = rtt;
+	delay = rtt >= s->base_rtt ? rtt - s->base_rtt :
+		div_u64(s->avg_delay, 1000);
+	return strack_ack(s, p, now, ecn, bytes, delay);
+}
+
+/**
+ * strack_on_ack() - Algorithm 1 lines 5-14 for one ACK
+ * @s: state
+ * @p: parameters
+ * @now: time, ns
+ * @rtt: RTT sample, ns (0 = none: the average delay is used)
+ * @ecn: the ACK echoed ECN-CE
+ * @bytes: newly acked bytes
+ *
+ * Per-packet rules of the paper (window in packets) become per-byte rules
+ * in bytes: cwnd_pkts += x / cwnd_pkts per packet is cwnd += x x mtu x
+ * bytes / cwnd.  bdp_sf = BDP / ref_bdp; delay_sf = base_rtt / ref_rtt
+ * cancels the 1 / base_rtt of alpha, leaving alpha x bdp_sf / ref_rtt.
+ *
+ * Return: STRACK_R_* bits of the rules that fired.
+ */
+u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
+		  u64 now, u32 rtt, bool ecn, u32 bytes)
+{
+	/* the common ACK: a sample at or above the base RTT keeps it */
+	if (unlikely(rtt < s->base_rtt))
+		return strack_ack_learn(s, p, now, rtt, ecn, bytes);
+	return strack_ack(s, p, now, ecn, bytes, rtt - s->base_rtt);
 }
