@@ -795,7 +795,8 @@ static noinline u32 smartt_ack_2024(struct smartt_state *s,
 {
 	u32 rtt = e->rtt, base = s->base_rtt;
 
-	if (unlikely(!rtt || rtt < base))
+	/* !rtt || rtt < base in one compare (base = 0: always the general path) */
+	if (unlikely(rtt <= base - 1))
 		return smartt_ack_2024_learn(s, p, e);
 	return smartt_ack_2024_rest(s, p, e, base, rtt - base);
 }
@@ -966,7 +967,8 @@ static noinline u32 smartt_ack_rtt(struct smartt_state *s,
 {
 	u32 rtt = e->rtt, base = s->base_rtt, d;
 
-	if (unlikely(!rtt || rtt < base))
+	/* !rtt || rtt < base in one compare (base = 0: always the general path) */
+	if (unlikely(rtt <= base - 1))
 		return smartt_ack_rtt_learn(s, p, e);
 	d = rtt - base;
 	/* smartt_delay() for this case: d x 1000 x w, ewma_ps = w x 1000 */
