@@ -235,6 +235,29 @@ TEST(smartt_on_ack__fast_increase_counter_saturates_below_flags)
 	EXPECT_EQ(100000ULL + 2 * 4096, s.cwnd);
 }
 
+/*
+ * A base RTT of 0 (only a caller can set it): no sample still means the
+ * average delay, a sample is all queuing delay.
+ */
+TEST(smartt_on_ack__zero_base_rtt_takes_the_general_path)
+{
+	struct smartt_params p;
+	struct smartt_state s;
+	struct smartt_event e = { .now = 1000, .rtt = 0, .bytes = 4096 };
+
+	ASSERT_EQ(0, smartt_params_init(&p, &smartt_profiles[SMARTT_PROFILE_SMARTT]));
+	smartt_init(&s, &p, 100000);
+	s.base_rtt = 0;
+	s.avg_delay = 8000000;	/* 8 us */
+	smartt_on_ack(&s, &p, &e);
+	EXPECT_EQ(8000000ULL, s.avg_delay);	/* no sample: no EWMA step */
+	e.rtt = 16000;
+	e.now = 2000;
+	smartt_on_ack(&s, &p, &e);
+	/* 0.125 x 16 us + 0.875 x 8 us = 9 us */
+	EXPECT_EQ(9000000ULL, s.avg_delay);
+}
+
 TEST(smartt_on_ack__property_bounds_all_rates)
 {
 	int v = 0;
