@@ -1017,27 +1017,28 @@ static __always_inline u32 smartt_nscc_end(struct smartt_state *s,
 	return r;
 }
 
-/* nscc on an ECN-marked ACK: MD once per base RTT above the target. */
+/* nscc MD on the average delay (above the target), then the end. */
+static noinline u32 smartt_nscc_md(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e, u32 base0)
+{
+	smartt_md_avg(s, p, s->avg_delay, (u64)p->target_qdelay * SMARTT_PS_PER_NS);
+	s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
+	s->last_dec = e->now;
+	return smartt_nscc_end(s, p, e, base0, SMARTT_R_MD);
+}
+
+/* nscc on an ECN-marked ACK at or above the target: MD once per base RTT. */
 static noinline u32 smartt_nscc_ecn(struct smartt_state *s,
 				    const struct smartt_params *p,
-				    const struct smartt_event *e,
-				    u32 base0, u32 delay)
+				    const struct smartt_event *e, u32 base0)
 {
-	u64 t_ps = (u64)p->target_qdelay * SMARTT_PS_PER_NS;
-	u32 r = SMARTT_R_NOOP;
-
-	if (delay < p->target_qdelay)
-		return smartt_nscc_end(s, p, e, base0, r);
 	s->flags &= ~SMARTT_F_INCREASE;
 	s->fi_count = 0;
-	r = SMARTT_R_MD_HELD;
-	if (s->avg_delay > t_ps && e->now - s->last_dec > s->base_rtt) {
-		smartt_md_avg(s, p, s->avg_delay, t_ps);
-		s->cwnd = max_t(u64, s->cwnd, p->k.mtu);
-		s->last_dec = e->now;
-		r = SMARTT_R_MD;
-	}
-	return smartt_nscc_end(s, p, e, base0, r);
+	if (s->avg_delay > (u64)p->target_qdelay * SMARTT_PS_PER_NS &&
+	    e->now - s->last_dec > s->base_rtt)
+		return smartt_nscc_md(s, p, e, base0);
+	return smartt_nscc_end(s, p, e, base0, SMARTT_R_MD_HELD);
 }
 
 /* nscc below the target without ECN: FastIncrease or proportional increase. */
@@ -1071,8 +1072,11 @@ static noinline u32 smartt_rules_nscc(struct smartt_state *s,
 				      const struct smartt_event *e,
 				      u32 base0, u32 delay)
 {
-	if (e->ecn)
-		return smartt_nscc_ecn(s, p, e, base0, delay);
+	if (e->ecn) {
+		if (delay < p->target_qdelay)
+			return smartt_nscc_end(s, p, e, base0, SMARTT_R_NOOP);
+		return smartt_nscc_ecn(s, p, e, base0);
+	}
 	if (delay < p->target_qdelay)
 		return smartt_nscc_below(s, p, e, base0, delay);
 	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->fi_fp, e->bytes));
