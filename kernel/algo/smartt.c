@@ -874,8 +874,10 @@ static __always_inline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 	if (rtt <= trtt)
 		return smartt_bound_same(s, p, base0, SMARTT_R_NOOP);
 	/* MD on the average RTT, at most once per base RTT. */
+	if (e->now - s->last_dec <= s->base_rtt)
+		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
 	avg = s->base_rtt + smartt_avg_ns(s);
-	if (e->now - s->last_dec <= s->base_rtt || avg <= trtt)
+	if (avg <= trtt)
 		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
 	return smartt_rtt_md(s, p, e, avg, trtt);
 }
