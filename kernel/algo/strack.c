@@ -230,15 +230,16 @@ static __always_inline void strack_achieved(struct strack_state *s,
 	}
 }
 
-/* Line 12-14: decrease (once per base RTT) on a high average delay. */
+/*
+ * Line 12-14: decrease on a high average delay, once the last one is more
+ * than a base RTT old (the caller checks that: HOLD otherwise).
+ */
 static noinline u32 strack_decrease(struct strack_state *s,
 				    const struct strack_params *p,
 				    u64 now, u64 delay, u64 bdp)
 {
 	u64 avg = s->avg_delay, t_ps = (u64)p->target * 1000, cut, f;
 
-	if (now - s->last_dec <= s->base_rtt)
-		return STRACK_R_HOLD;
 	s->last_dec = now;
 	if (delay > p->qhigh &&
 	    s->achieved < strack_maxwnd_bdp(p, bdp) >> p->k.qa_gate) {
@@ -303,7 +304,10 @@ static __always_inline u32 strack_ack(struct strack_state *s,
 		s->cwnd += div64_u64(div_u64(num, p->k.ref_rtt), s->cwnd);
 		r = STRACK_R_ALPHA;
 	} else if (s->avg_delay > t * 1000 && delay > t) {
-		r = strack_decrease(s, p, now, delay, bdp);
+		if (now - s->last_dec <= base)
+			r = STRACK_R_HOLD;
+		else
+			r = strack_decrease(s, p, now, delay, bdp);
 	}
 	if (unlikely(now - s->last_fair > base) || s->cwnd < p->k.mtu)
 		return strack_shuffle_bound(s, p, now, bdp, r);
