@@ -342,19 +342,33 @@ u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g)
  * @g: glue state
  * @rs: rate sample of this ACK
  *
- * The estimate is the maximum delivery rate seen (app-limited samples can
- * only underestimate, so they count too), in Mbit/s, saturating at
- * %SMARTT_CC_RATE_MAX.  Used only without a configured link rate.
+ * Used only without a configured link rate.  The cores' BDP is link rate x
+ * base RTT; what a flow can measure is its delivery rate, which is cwnd /
+ * RTT, not cwnd / base RTT.  So each delivery-rate sample is scaled by
+ * srtt / min_rtt: the estimate x base RTT is then the window the flow got
+ * delivered per round trip, and the bound (maxwnd x BDP) never shrinks
+ * below what the flow achieved when the RTT is inflated by queueing or
+ * jitter.  The estimate is the maximum of these samples (app-limited ones
+ * can only be lower), in Mbit/s, saturating at %SMARTT_CC_RATE_MAX.
  */
 void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 			   const struct rate_sample *rs)
 {
-	u64 mbps;
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 srtt_us = tp->srtt_us >> 3, min_us = tcp_min_rtt(tp);
+	u64 num, den, mbps;
 
 	if (rs->delivered <= 0 || rs->interval_us <= 0)
 		return;
-	mbps = div_u64((u64)rs->delivered * tcp_sk(sk)->mss_cache * 8,
-		       (u32)min_t(long, rs->interval_us, U32_MAX));
+	if (!srtt_us || !min_us || min_us == ~0U || srtt_us < min_us) {
+		srtt_us = 1;
+		min_us = 1;
+	}
+	/* delivered x mss x 8 < 2^50; the product with srtt is checked */
+	num = div_u64((u64)rs->delivered * tp->mss_cache * 8,
+		      (u32)min_t(long, rs->interval_us, U32_MAX));
+	den = min_us;
+	mbps = num > U64_MAX / srtt_us ? U64_MAX : div64_u64(num * srtt_us, den);
 	mbps = min_t(u64, mbps, SMARTT_CC_RATE_MAX);
 	if (mbps > g->rate_mbps)
 		g->rate_mbps = mbps;

@@ -86,6 +86,9 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	u32 mss = tp->mss_cache, ce, acked, rules;
 	u64 before;
 
+	/* tcp_ack() of the handshake runs before init(): nothing to do */
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return;
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	if (!cfg->link_mbps)
@@ -155,7 +158,7 @@ static void smartt_tcp_set_state(struct sock *sk, u8 new_state)
 	u64 before = ca->s.cwnd;
 	u32 rules;
 
-	if (new_state != TCP_CA_Loss)
+	if (new_state != TCP_CA_Loss || !inet_csk(sk)->icsk_ca_initialized)
 		return;
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
@@ -183,6 +186,8 @@ static u32 smartt_tcp_undo_cwnd(struct sock *sk)
 	struct smartt_params tmp;
 	u64 before = ca->s.cwnd, w;
 
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return tcp_snd_cwnd(tp);
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	p = smartt_cc_smartt_params(cfg, &ca->g, &tmp);

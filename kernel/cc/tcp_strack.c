@@ -70,6 +70,9 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	u32 mss = tp->mss_cache, ce, acked, rules, rtt, wmin, bytes;
 	u64 before, now;
 
+	/* tcp_ack() of the handshake runs before init(): nothing to do */
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return;
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	if (!cfg->link_mbps)
@@ -126,7 +129,7 @@ static void strack_tcp_set_state(struct sock *sk, u8 new_state)
 {
 	struct strack_tcp *ca = inet_csk_ca(sk);
 
-	if (new_state == TCP_CA_Loss)
+	if (new_state == TCP_CA_Loss && inet_csk(sk)->icsk_ca_initialized)
 		strack_tcp_trace(sk, SMARTT_CC_EV_RTO, 0, ca->s.cwnd, ca, 0,
 				 tcp_sk(sk)->mss_cache, 0);
 }
@@ -137,6 +140,8 @@ static u32 strack_tcp_undo_cwnd(struct sock *sk)
 	struct strack_tcp *ca = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return tcp_snd_cwnd(tp);
 	return max_t(u32, div_u64(ca->s.cwnd, max_t(u32, tp->mss_cache, 1)), 1);
 }
 
