@@ -23,12 +23,13 @@ N=${SF_RED_PKTS:-1000}
 TOL=${SF_RED_TOL:-5}
 BUF=200000 KMIN=40000 KMAX=160000
 
-fabric_up --hosts 2 --rate 100mbit --buffer $BUF --kmin $KMIN --kmax $KMAX --delay 0 --mtu 1500
+fabric_up --hosts 2 --rate 1gbit --buffer $BUF --kmin $KMIN --kmax $KMAX --delay 0 --mtu 1500
 dst=$(host_field h1 ipv6)
 
 # 1. The curve, sampled below Kmin, inside, and above Kmax.  Packets are
-# 1000 bytes at 2000/s (16 Mbit/s on a 100 Mbit/s port): no real queue
-# builds, the occupancy is the held one.
+# 1000 bytes at 2000/s (16 Mbit/s on a 1 Gbit/s port, 8 us each): no real
+# queue builds even when a slow (TCG) sender bunches packets, so the
+# occupancy is the held one.
 for held in 20000 70000 100000 130000 175000; do
 	sf set l0:h1 standing=$held
 	sf reset
