@@ -38,7 +38,7 @@ run_stage() {
 	"$@" >"$out/$name.log" 2>&1
 	rc=$?
 	scripts/tap_count.py "$name" "$results" "$rc" <"$out/$name.log"
-	echo "# stage $name took $(( $(date +%s) - t0 )) s (log: build/check/$name.log)"
+	echo "# stage $name took $(( $(date +%s) - t0 )) s (log: ${out#$top/}/$name.log)"
 }
 
 # cannot_run NAME REASON: the stage could not run at all.
