@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Tiny TCP tool for the smartt_cc_* kselftests.
+
+  smartt_cc_tool.py server ADDR PORT [--cc NAME]  accept forever, discard
+  smartt_cc_tool.py client ADDR PORT [--cc NAME] [--bytes N] [--secs S]
+                                     [--hold S] [--ready FILE]
+      connect (setsockopt TCP_CONGESTION first when --cc is given), send N
+      bytes or for S seconds, print "cc=<name> bytes=<n> secs=<t>
+      mbps=<rate>", then keep the socket open for --hold seconds (touching
+      --ready when the data is sent).
+"""
+import argparse
+import os
+import socket
+import sys
+import time
+
+
+def family(addr):
+    return socket.AF_INET6 if ":" in addr else socket.AF_INET
+
+
+def server(a):
+    s = socket.socket(family(a.addr), socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if a.cc:
+        # accepted sockets inherit a congestion control set on the listener
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
+    s.bind((a.addr, a.port))
+    s.listen(64)
+    if a.ready:
+        open(a.ready, "w").close()
+    while True:
+        c, _ = s.accept()
+        if os.fork() == 0:
+            s.close()
+            while c.recv(1 << 20):
+                pass
+            os._exit(0)
+        c.close()
+
+
+def client(a):
+    s = socket.socket(family(a.addr), socket.SOCK_STREAM)
+    if a.cc:
+        s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
+    s.settimeout(30)
+    s.connect((a.addr, a.port))
+    buf = b"\0" * 65536
+    sent = 0
+    t0 = time.monotonic()
+    while True:
+        if a.secs and time.monotonic() - t0 >= a.secs:
+            break
+        if not a.secs and sent >= a.bytes:
+            break
+        sent += s.send(buf)
+    dt = time.monotonic() - t0
+    cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
+    cc = cc.split(b"\0")[0].decode()
+    print("cc=%s bytes=%d secs=%.3f mbps=%.2f" % (cc, sent, dt, sent * 8 / dt / 1e6),
+          flush=True)
+    if a.ready:
+        open(a.ready, "w").close()
+    if a.hold:
+        time.sleep(a.hold)
+    s.close()
+
+
+def main():
+    p = argparse.ArgumentParser()
+    sub = p.add_subparsers(dest="cmd", required=True)
+    for name in ("server", "client"):
+        q = sub.add_parser(name)
+        q.add_argument("addr")
+        q.add_argument("port", type=int)
+        q.add_argument("--ready")
+        q.add_argument("--cc")
+        if name == "client":
+            q.add_argument("--bytes", type=int, default=1 << 20)
+            q.add_argument("--secs", type=float, default=0)
+            q.add_argument("--hold", type=float, default=0)
+    a = p.parse_args()
+    try:
+        server(a) if a.cmd == "server" else client(a)
+    except OSError as e:
+        print("error: %s" % e, file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
