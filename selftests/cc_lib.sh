@@ -20,15 +20,28 @@ CC_B=ccb$$
 CC_TMP=$(mktemp -d)
 __cc_pids=()
 __cc_trace=
-cc_cleanup() {
+cc_kill_all() { # servers, their per-connection children, clients
 	local p
 	for p in "${__cc_pids[@]}"; do
+		pkill -P "$p" 2>/dev/null
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	__cc_pids=()
+	rm -f "$CC_TMP"/srv.*
+}
+cc_cleanup() {
+	local i
+	cc_kill_all
 	[ -n "$__cc_trace" ] && cc_trace_off
 	netns_cleanup
 	rm -rf "$CC_TMP"
+	# sockets of deleted namespaces go away asynchronously: let the
+	# runner's unload find the module unused
+	for i in $(seq 1 20); do
+		[ "$(cat /sys/module/smartt/refcnt 2>/dev/null || echo 0)" = 0 ] && break
+		sleep 0.5
+	done
 }
 trap cc_cleanup EXIT
 

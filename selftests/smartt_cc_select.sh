@@ -146,9 +146,7 @@ s=$(ss_of 5002)
 echo "$s" | sed 's/^/# ss: /'
 check "ECN not negotiated (IPv6): ss shows the delay-only fallback" grep -q "dctcp:fallback_mode" <<<"$s"
 wait $hold
-# the servers' children hold no smartt sockets (receivers run cubic now)
-for p in $(pgrep -f "$CC_TOOL"); do kill "$p" 2>/dev/null; done
-sleep 1
+cc_kill_all
 check "unload succeeds once the sockets are closed" unload
 
 # --- validation of net.smartt.tcp_* ---

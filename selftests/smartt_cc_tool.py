@@ -8,7 +8,9 @@
       connect (setsockopt TCP_CONGESTION first when --cc is given), send N
       bytes or for S seconds, print "cc=<name> bytes=<n> secs=<t>
       mbps=<rate>", then keep the socket open for --hold seconds (touching
-      --ready when the data is sent).
+      --ready when the data is sent).  --fct: after the last byte, shut
+      down the sending side and wait for the receiver's close; secs is then
+      the flow completion time (also printed as fct=).
 """
 import argparse
 import os
@@ -55,12 +57,18 @@ def client(a):
             break
         if not a.secs and sent >= a.bytes:
             break
-        sent += s.send(buf)
+        sent += s.send(buf if a.secs else buf[:min(len(buf), a.bytes - sent)])
+    if a.fct:
+        # flow completion: the receiver closes after reading the last byte
+        s.shutdown(socket.SHUT_WR)
+        while s.recv(4096):
+            pass
     dt = time.monotonic() - t0
     cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
     cc = cc.split(b"\0")[0].decode()
-    print("cc=%s bytes=%d secs=%.3f mbps=%.2f" % (cc, sent, dt, sent * 8 / dt / 1e6),
-          flush=True)
+    print("cc=%s bytes=%d secs=%.3f mbps=%.2f%s" % (
+        cc, sent, dt, sent * 8 / dt / 1e6, " fct=%.6f" % dt if a.fct else ""),
+        flush=True)
     if a.ready:
         open(a.ready, "w").close()
     if a.hold:
@@ -81,6 +89,7 @@ def main():
             q.add_argument("--bytes", type=int, default=1 << 20)
             q.add_argument("--secs", type=float, default=0)
             q.add_argument("--hold", type=float, default=0)
+            q.add_argument("--fct", action="store_true")
     a = p.parse_args()
     try:
         server(a) if a.cmd == "server" else client(a)
