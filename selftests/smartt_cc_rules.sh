@@ -14,7 +14,7 @@
 #  2. marking off, standing queue (1000-packet FIFO at 20 Mbit/s): unmarked
 #     ACKs fire the increase rules (fair increase above the target RTT),
 #     never MD, and never lower the window except by the bound.
-#  3. loss (4-packet FIFO, no ECN): losses reach the core, QuickAdapt fires,
+#  3. loss (2% random loss at the bottleneck): losses reach the core, QuickAdapt fires,
 #     at most once per target RTT (1.5 x base RTT, kernel timestamps), and
 #     each QuickAdapt is followed by an ignore phase.
 source "$(dirname "$0")/lib.sh"
@@ -25,22 +25,17 @@ require_cmd ip tc python3
 modprobe smartt || skip_all "no smartt.ko"
 SECS=${CC_RULES_SECS:-4}
 
-setup() { # setup FIFO_LIMIT
+setup() { # setup LEAF-QDISC...: the bottleneck's queue
 	cc_cleanup_pair
 	cc_pair 20mbit 1ms || return 1
-	tc -n "$CC_A" qdisc change dev va parent 1:1 handle 10: pfifo limit "$1" || return 1
+	tc -n "$CC_A" qdisc del dev va parent 1:1 handle 10: || return 1
+	tc -n "$CC_A" qdisc add dev va parent 1:1 handle 10: "$@" || return 1
 	ip netns exec "$CC_A" sysctl -qw net.smartt.tcp_link_mbps=20 \
 		net.smartt.tcp_network_rtt_us=1000 net.smartt.tcp_start=1 || return 1
 	cc_server "$CC_B" 198.18.0.2 5001 --cc smartt
 }
 cc_cleanup_pair() {
-	local p
-	for p in "${__cc_pids[@]}"; do
-		kill "$p" 2>/dev/null
-	done
-	wait 2>/dev/null
-	__cc_pids=()
-	rm -f "$CC_TMP"/srv.*
+	cc_kill_all
 	netns_cleanup
 }
 
@@ -138,19 +133,18 @@ cc_trace_on || skip_all "no smartt:smartt_cc tracepoint (tracefs)"
 cc_trace_off
 
 # 1. marking forced on
-setup 1000 || skip_all "setup failed"
+setup pfifo limit 1000 || skip_all "setup failed"
 cc_mark_all || skip_all "tc pedit/csum not available"
 run_flow "$CC_TMP/t1"
 check "marking forced on: CE ACKs fire only MD / MD_HELD / NOOP" analyse "$CC_TMP/t1" mark
 
 # 2. marking off, standing queue
-setup 1000 || skip_all "setup failed"
+setup pfifo limit 1000 || skip_all "setup failed"
 run_flow "$CC_TMP/t2"
 check "marking off, standing queue: increase rules" analyse "$CC_TMP/t2" queue
 
 # 3. loss
-setup 4 || skip_all "setup failed"
-ip netns exec "$CC_A" sysctl -qw net.ipv4.tcp_ecn=0
+setup netem loss 2% limit 1000 || skip_all "setup failed"
 run_flow "$CC_TMP/t3"
 check "loss: QuickAdapt once per target RTT, then the ignore phase" analyse "$CC_TMP/t3" loss
 
