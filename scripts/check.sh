@@ -7,7 +7,8 @@
 #
 #   check.sh [STAGE...]     stages: harness unit build style kunit selftests
 #                           (default: all; selftests runs on 6.1 and 6.12,
-#                           or only on $KERNEL when set)
+#                           or only on $KERNEL when set; $SMARTT_SELFTESTS
+#                           names the selftests to run, default all)
 #
 # A stage that cannot run here (a missing tool or kernel) says why; with
 # CI=true it counts as failed, otherwise as skipped.
@@ -133,7 +134,8 @@ stage_selftests() { # series
 	rm -rf "$gout"
 	mkdir -p "$gout"
 	scripts/vm-run.sh -o "$gout" "$rel" -- env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" \
-		selftests/run_guest.sh -o "$gout/tap" "build/$rel" >"$gout/console.log" 2>&1 || rc=$?
+		selftests/run_guest.sh -o "$gout/tap" "build/$rel" ${SMARTT_SELFTESTS:-} \
+		>"$gout/console.log" 2>&1 || rc=$?
 	if [ -s "$gout/tap" ]; then
 		cat "$gout/tap"
 	else
@@ -159,14 +161,36 @@ for st in "${stages[@]}"; do
 	style) run_stage style stage_style ;;
 	kunit) run_stage kunit stage_kunit ;;
 	selftests)
+		# One guest per kernel, SMARTT_GUEST_JOBS at a time (default: all
+		# at once, the host's CPUs shared out between them as vCPUs):
+		# TCG guests spend much of their time on one vCPU, so two guests
+		# side by side finish sooner than one after the other.
+		jobs=${SMARTT_GUEST_JOBS:-${#series[@]}}
+		[ "$jobs" -ge 1 ] 2>/dev/null || { echo "check: SMARTT_GUEST_JOBS must be >= 1" >&2; exit 2; }
+		vcpus=$(( $(nproc) / jobs ))
+		[ "$vcpus" -ge 1 ] || vcpus=1
+		started=()
 		for s in "${series[@]}"; do
 			if ! rel=$(scripts/kernels.sh release "$s" 2>&1); then
 				cannot_run "selftests-$s" "$rel"
 			elif [ ! -x "${SMARTT_VENV:-/opt/smartt/venv}/bin/vng" ]; then
 				cannot_run "selftests-$s" "virtme-ng not installed (make deps)"
 			else
-				run_stage "selftests-$s" stage_selftests "$s"
+				while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+				echo "# ---- stage selftests-$s: guest with $vcpus vCPU(s), $jobs at a time"
+				(
+					t0=$(date +%s)
+					SMARTT_VM_CPUS=$vcpus stage_selftests "$s" >"$out/selftests-$s.log" 2>&1
+					echo "$? $(( $(date +%s) - t0 ))" >"$out/selftests-$s.rc"
+				) &
+				started+=("$s")
 			fi
+		done
+		wait
+		for s in "${started[@]}"; do
+			read -r rc secs <"$out/selftests-$s.rc"
+			scripts/tap_count.py "selftests-$s" "$results" "$rc" <"$out/selftests-$s.log"
+			echo "# stage selftests-$s took $secs s (log: ${out#$top/}/selftests-$s.log)"
 		done ;;
 	*) echo "check: unknown stage $st" >&2; exit 2 ;;
 	esac
