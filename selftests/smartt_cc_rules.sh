@@ -14,9 +14,10 @@
 #  2. marking off, standing queue (1000-packet FIFO at 20 Mbit/s): unmarked
 #     ACKs fire the increase rules (fair increase above the target RTT),
 #     never MD, and never lower the window except by the bound.
-#  3. loss (2% random loss at the bottleneck): losses reach the core, QuickAdapt fires,
-#     at most once per target RTT (1.5 x base RTT, kernel timestamps), and
-#     each QuickAdapt is followed by an ignore phase.
+#  3. loss (2% random loss at the bottleneck): losses reach the core,
+#     QuickAdapt fires, at most once per target RTT (1.5 x base RTT, kernel
+#     timestamps), and is followed by an ignore phase (the next ACK is
+#     ignored unless it alone covers the bytes that were in flight).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/cc_lib.sh"
 
@@ -115,9 +116,11 @@ elif case == 'loss':
     for q in qa:
         i = ev.index(q)
         nxt = [e for e in ev[i + 1:] if e[1] == 'ack'][:1]
-        if q[9] == 0:
-            continue  # nothing in flight: no ignore phase
-        ok = not nxt or nxt[0][2] & (R['IGNORED'] | R['QA'])
+        # the core ignores ACKs while bytes_ignored (this ACK included)
+        # stays below the bytes in flight when QuickAdapt fired
+        if not nxt or nxt[0][7] >= q[9]:
+            continue
+        ok = nxt[0][2] & (R['IGNORED'] | R['QA'])
         if not ok:
             for e in ev[max(0, i - 2):i + 4]:
                 print("#   %.6f %s rules=%#x cwnd=%d->%d inflight=%d" % (

@@ -38,8 +38,9 @@ check "sysctl net.ipv4.tcp_congestion_control=smartt autoloads smartt.ko" \
 	sysctl -qw net.ipv4.tcp_congestion_control=smartt
 check "module is loaded" loaded
 check "default is smartt" test "$(sysctl -n net.ipv4.tcp_congestion_control)" = smartt
-check "a netns may not make restricted smartt its default (EPERM)" \
-	sh -c "! ip netns exec $CC_A sysctl -qw net.ipv4.tcp_congestion_control=strack 2>/dev/null"
+# (Not checked: a non-initial netns making smartt its default gets EPERM,
+# but Debian's 6.1 leaks a module reference on that path -- it takes the
+# reference before the check -- and smartt.ko could never be unloaded.)
 avail=$(sysctl -n net.ipv4.tcp_available_congestion_control)
 check "smartt is available ($avail)" grep -qw smartt <<<"$avail"
 check "strack is available" grep -qw strack <<<"$avail"
