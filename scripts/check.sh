@@ -5,7 +5,7 @@
 # summary per stage and the closing line "N passed, N failed[, N skipped]".
 # Exits non-zero if anything failed.
 #
-#   check.sh [STAGE...]     stages: harness unit build style kunit selftests
+#   check.sh [STAGE...]     stages: harness unit build style kunit fabric selftests
 #                           (default: all; selftests runs on 6.1 and 6.12,
 #                           or only on $KERNEL when set; $SMARTT_SELFTESTS
 #                           names the selftests to run, default all)
@@ -23,7 +23,7 @@ mkdir -p "$out"
 export SMARTT_TOP=$top
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit selftests)
+[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit fabric selftests)
 if [ -n "${KERNEL:-}" ]; then
 	series=("$KERNEL")
 else
@@ -145,6 +145,29 @@ stage_selftests() { # series
 	return $rc
 }
 
+# The BPF switch port and smartt-fabric on the host itself (BPF-only tests
+# need no module; the host kernel has clsact, veth and netns): the full-size
+# versions of the fabric tests, which TCG guests run at reduced sizes.
+stage_fabric() {
+	local n=0 t rc
+	if make -s -C bpf >"$out/bpf-build.txt" 2>&1; then
+		echo "ok $((n += 1)) bpf programs and smartt-fabric-bpf build"
+	else
+		sed 's/^/# /' "$out/bpf-build.txt"
+		echo "not ok $((n += 1)) bpf programs and smartt-fabric-bpf build"
+		return 0
+	fi
+	for t in selftests/smartt_fabric_*.sh; do
+		timeout -k 10 "${SMARTT_TEST_TIMEOUT:-900}" "$t" 2>&1 | sed 's/^/# /'
+		rc=${PIPESTATUS[0]}
+		case $rc in
+		0) echo "ok $((n += 1)) host: $(basename "$t")" ;;
+		4) echo "ok $((n += 1)) host: $(basename "$t") # SKIP (reason above)" ;;
+		*) echo "not ok $((n += 1)) host: $(basename "$t") # exit $rc" ;;
+		esac
+	done
+}
+
 t_start=$(date +%s)
 for st in "${stages[@]}"; do
 	case $st in
@@ -160,6 +183,12 @@ for st in "${stages[@]}"; do
 		done ;;
 	style) run_stage style stage_style ;;
 	kunit) run_stage kunit stage_kunit ;;
+	fabric)
+		if [ "$(id -u)" != 0 ]; then
+			cannot_run fabric "needs root (network namespaces, tc BPF)"
+		else
+			run_stage fabric stage_fabric
+		fi ;;
 	selftests)
 		# One guest per kernel, SMARTT_GUEST_JOBS at a time (default: all
 		# at once, the host's CPUs shared out between them as vCPUs):
