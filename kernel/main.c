@@ -21,6 +21,7 @@ static void __init smartt_build_checks(void)
 	/* The wire and uAPI constants are ABI: changing them breaks peers. */
 	BUILD_BUG_ON(IPPROTO_SMARTT != 253);
 	BUILD_BUG_ON(SMARTT_UDP_PORT_DEFAULT != 4793);
+	BUILD_BUG_ON(sizeof(struct smartt_hdr) != SMARTT_HDR_LEN);
 }
 
 static int __init smartt_init(void)
