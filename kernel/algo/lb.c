@@ -23,7 +23,7 @@ const struct smartt_lb_knobs smartt_lb_defaults = {
 };
 
 #define LK(n, f, lo, hi, u) \
-	{ n, (u16)__builtin_offsetof(struct smartt_lb_knobs, f), lo, hi, false, u }
+	SMARTT_KNOB_DESC(struct smartt_lb_knobs, n, f, lo, hi, false, u)
 
 const struct smartt_knob_desc smartt_lb_knob_descs[] = {
 	LK("paths", reps.paths, 1, SMARTT_PATHS_MAX, "entropies"),
@@ -39,15 +39,6 @@ const struct smartt_knob_desc smartt_lb_knob_descs[] = {
 
 const unsigned int smartt_lb_knob_count = ARRAY_SIZE(smartt_lb_knob_descs);
 
-static bool smartt_lb_streq(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 /**
  * smartt_lb_by_name() - selector by name
  * @name: "reps", "reps-single", "strack-bitmap", "oblivious", "ecmp"
@@ -59,7 +50,7 @@ int smartt_lb_by_name(const char *name)
 	int i;
 
 	for (i = 0; i < SMARTT_LB_COUNT; i++)
-		if (smartt_lb_streq(name, smartt_lb_names[i]))
+		if (smartt_knob_streq(name, smartt_lb_names[i]))
 			return i;
 	return SMARTT_EINVAL;
 }
@@ -72,12 +63,8 @@ int smartt_lb_by_name(const char *name)
  */
 int smartt_lb_knob_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < smartt_lb_knob_count; i++)
-		if (smartt_lb_streq(name, smartt_lb_knob_descs[i].name))
-			return i;
-	return SMARTT_EINVAL;
+	return smartt_knob_table_find(smartt_lb_knob_descs, smartt_lb_knob_count,
+				      name);
 }
 
 /**
@@ -89,7 +76,7 @@ int smartt_lb_knob_find(const char *name)
  */
 u32 smartt_lb_knob_get(const struct smartt_lb_knobs *k, unsigned int i)
 {
-	return *(const u32 *)((const u8 *)k + smartt_lb_knob_descs[i].offset);
+	return smartt_knob_table_get(&smartt_lb_knob_descs[i], k);
 }
 
 /**
@@ -100,7 +87,7 @@ u32 smartt_lb_knob_get(const struct smartt_lb_knobs *k, unsigned int i)
  */
 void smartt_lb_knob_set(struct smartt_lb_knobs *k, unsigned int i, u32 v)
 {
-	*(u32 *)((u8 *)k + smartt_lb_knob_descs[i].offset) = v;
+	smartt_knob_table_set(&smartt_lb_knob_descs[i], k, v);
 }
 
 /**
@@ -111,16 +98,10 @@ void smartt_lb_knob_set(struct smartt_lb_knobs *k, unsigned int i, u32 v)
  */
 int smartt_lb_validate(const struct smartt_lb_knobs *k)
 {
-	unsigned int i;
-
 	if (k->kind >= SMARTT_LB_COUNT)
 		return SMARTT_EINVAL;
-	for (i = 0; i < smartt_lb_knob_count; i++) {
-		u32 v = smartt_lb_knob_get(k, i);
-
-		if (v < smartt_lb_knob_descs[i].min || v > smartt_lb_knob_descs[i].max)
-			return SMARTT_EINVAL;
-	}
+	if (smartt_knob_table_check(smartt_lb_knob_descs, smartt_lb_knob_count, k))
+		return SMARTT_EINVAL;
 	return smartt_reps_validate(&k->reps);
 }
 

@@ -15,18 +15,9 @@
 #define SMARTT_PS_PER_NS	1000U
 
 #define KNOB(n, lo, hi, f, u) \
-	{ #n, (u16)__builtin_offsetof(struct smartt_knobs, n), lo, hi, f, u }
+	SMARTT_KNOB_DESC(struct smartt_knobs, #n, n, lo, hi, f, u)
 #define BOOLK(n)	KNOB(n, 0, 1, false, "bool")
 #define FRACK(n, lo)	KNOB(n, lo, SMARTT_FRAC_MAX, true, "fraction")
-
-static bool smartt_streq(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
 
 /* Name, place and range of every knob (validation uses the same table). */
 const struct smartt_knob_desc smartt_knob_descs[] = {
@@ -128,7 +119,7 @@ int smartt_profile_by_name(const char *name)
 	int i;
 
 	for (i = 0; i < SMARTT_PROFILE_COUNT; i++)
-		if (smartt_streq(name, smartt_profile_names[i]))
+		if (smartt_knob_streq(name, smartt_profile_names[i]))
 			return i;
 	return SMARTT_EINVAL;
 }
@@ -141,12 +132,7 @@ int smartt_profile_by_name(const char *name)
  */
 int smartt_knob_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < smartt_knob_count; i++)
-		if (smartt_streq(name, smartt_knob_descs[i].name))
-			return i;
-	return SMARTT_EINVAL;
+	return smartt_knob_table_find(smartt_knob_descs, smartt_knob_count, name);
 }
 
 /**
@@ -158,7 +144,7 @@ int smartt_knob_find(const char *name)
  */
 u32 smartt_knob_get(const struct smartt_knobs *k, unsigned int i)
 {
-	return *(const u32 *)((const u8 *)k + smartt_knob_descs[i].offset);
+	return smartt_knob_table_get(&smartt_knob_descs[i], k);
 }
 
 /**
@@ -169,7 +155,7 @@ u32 smartt_knob_get(const struct smartt_knobs *k, unsigned int i)
  */
 void smartt_knob_set(struct smartt_knobs *k, unsigned int i, u32 v)
 {
-	*(u32 *)((u8 *)k + smartt_knob_descs[i].offset) = v;
+	smartt_knob_table_set(&smartt_knob_descs[i], k, v);
 }
 
 /**
@@ -216,15 +202,10 @@ u64 smartt_maxwnd(const struct smartt_params *p, u32 base_rtt)
  */
 int smartt_knobs_validate(const struct smartt_knobs *k)
 {
-	unsigned int i;
 	u32 rtt0;
 
-	for (i = 0; i < smartt_knob_count; i++) {
-		u32 v = smartt_knob_get(k, i);
-
-		if (v < smartt_knob_descs[i].min || v > smartt_knob_descs[i].max)
-			return SMARTT_EINVAL;
-	}
+	if (smartt_knob_table_check(smartt_knob_descs, smartt_knob_count, k))
+		return SMARTT_EINVAL;
 	if (k->hdr_bytes >= k->mtu)
 		return SMARTT_EINVAL;
 	if (k->base_rtt && k->base_rtt < SMARTT_RTT_MIN_NS)

@@ -23,6 +23,7 @@
 
 #include "algo_types.h"
 #include "fixed.h"
+#include "knobs.h"
 
 /* The TCP congestion-control private area (ICSK_CA_PRIV_SIZE on 6.1/6.12). */
 #define SMARTT_TCP_STATE_MAX	104
@@ -337,24 +338,7 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 u32 smartt_on_timeout(struct smartt_state *s, const struct smartt_params *p,
 		      const struct smartt_event *e);
 
-/**
- * struct smartt_knob_desc - name, place and range of one knob
- * @name: the name used by smartt-replay --set and the documentation
- * @offset: offsetof() in struct smartt_knobs
- * @min: smallest valid value (raw: ppm for fractions)
- * @max: largest valid value
- * @frac: 1 = a fraction in ppm (decimal input accepted)
- * @unit: unit, for help texts
- */
-struct smartt_knob_desc {
-	const char *name;
-	u16 offset;
-	u32 min;
-	u32 max;
-	bool frac;
-	const char *unit;
-};
-
+/* The knob table of struct smartt_knobs (see knobs.h). */
 extern const struct smartt_knob_desc smartt_knob_descs[];
 extern const unsigned int smartt_knob_count;
 

@@ -8,7 +8,7 @@
 #include "units.h"
 
 #define SK(n, lo, hi, f, u) \
-	{ #n, (u16)__builtin_offsetof(struct strack_knobs, n), lo, hi, f, u }
+	SMARTT_KNOB_DESC(struct strack_knobs, #n, n, lo, hi, f, u)
 
 const struct strack_knob_desc strack_knob_descs[] = {
 	SK(mtu, SMARTT_MTU_MIN, SMARTT_MTU_MAX, false, "bytes"),
@@ -42,15 +42,6 @@ const struct strack_knobs strack_defaults = {
 	.ref_rtt = 12000, .scale_path = 1,
 };
 
-static bool strack_streq(const char *a, const char *b)
-{
-	while (*a && *a == *b) {
-		a++;
-		b++;
-	}
-	return *a == *b;
-}
-
 /**
  * strack_knob_find() - index of a knob in strack_knob_descs[]
  * @name: documented name
@@ -59,12 +50,7 @@ static bool strack_streq(const char *a, const char *b)
  */
 int strack_knob_find(const char *name)
 {
-	unsigned int i;
-
-	for (i = 0; i < strack_knob_count; i++)
-		if (strack_streq(name, strack_knob_descs[i].name))
-			return i;
-	return SMARTT_EINVAL;
+	return smartt_knob_table_find(strack_knob_descs, strack_knob_count, name);
 }
 
 /**
@@ -76,7 +62,7 @@ int strack_knob_find(const char *name)
  */
 u32 strack_knob_get(const struct strack_knobs *k, unsigned int i)
 {
-	return *(const u32 *)((const u8 *)k + strack_knob_descs[i].offset);
+	return smartt_knob_table_get(&strack_knob_descs[i], k);
 }
 
 /**
@@ -87,7 +73,7 @@ u32 strack_knob_get(const struct strack_knobs *k, unsigned int i)
  */
 void strack_knob_set(struct strack_knobs *k, unsigned int i, u32 v)
 {
-	*(u32 *)((u8 *)k + strack_knob_descs[i].offset) = v;
+	smartt_knob_table_set(&strack_knob_descs[i], k, v);
 }
 
 /**
@@ -98,15 +84,10 @@ void strack_knob_set(struct strack_knobs *k, unsigned int i, u32 v)
  */
 int strack_knobs_validate(const struct strack_knobs *k)
 {
-	unsigned int i;
 	u32 rtt0;
 
-	for (i = 0; i < strack_knob_count; i++) {
-		u32 v = strack_knob_get(k, i);
-
-		if (v < strack_knob_descs[i].min || v > strack_knob_descs[i].max)
-			return SMARTT_EINVAL;
-	}
+	if (smartt_knob_table_check(strack_knob_descs, strack_knob_count, k))
+		return SMARTT_EINVAL;
 	if (k->base_rtt && k->base_rtt < SMARTT_RTT_MIN_NS)
 		return SMARTT_EINVAL;
 	rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;

@@ -130,23 +130,11 @@ void strack_init(struct strack_state *s, const struct strack_params *p, u64 cwnd
 u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		  u64 now, u32 rtt, bool ecn, u32 bytes);
 
-/**
- * struct strack_knob_desc - name, place and range of one knob
- * @name: name used by smartt-replay --set and the documentation
- * @offset: offsetof() in struct strack_knobs
- * @min: smallest valid value
- * @max: largest valid value
- * @frac: 1 = a fraction in ppm
- * @unit: unit, for help texts
+/*
+ * The knob table of struct strack_knobs: the shared descriptor (knobs.h),
+ * under the name its users already spell.
  */
-struct strack_knob_desc {
-	const char *name;
-	u16 offset;
-	u32 min;
-	u32 max;
-	bool frac;
-	const char *unit;
-};
+#define strack_knob_desc	smartt_knob_desc
 
 extern const struct strack_knob_desc strack_knob_descs[];
 extern const unsigned int strack_knob_count;
