@@ -75,12 +75,20 @@ static inline u64 smartt_mul_fp(u64 a_fp, u64 b)
 /*
  * floor(x * ppm / 10^6), exact and without overflow for any x as long as
  * (x / 10^6) * ppm fits: the remainder product is < 10^6 * 2^32.
+ *
+ * Common case first: when x * ppm fits in 64 bits, one multiply and one
+ * division by the constant 10^6 (a multiply by its reciprocal) give the
+ * same floor, because q * ppm + floor(rem * ppm / 10^6) =
+ * floor((q * 10^6 + rem) * ppm / 10^6) for x = q * 10^6 + rem.
  */
 static inline u64 smartt_mul_ppm(u64 x, u32 ppm)
 {
 	u32 rem;
-	u64 q = div_u64_rem(x, SMARTT_PPM, &rem);
+	u64 q;
 
+	if (!smartt_mul_overflow(x, (u64)ppm, &q))
+		return div_u64(q, SMARTT_PPM);
+	q = div_u64_rem(x, SMARTT_PPM, &rem);
 	return smartt_sat_add(smartt_sat_mul(q, ppm),
 			      div_u64((u64)rem * ppm, SMARTT_PPM));
 }

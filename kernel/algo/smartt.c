@@ -327,8 +327,8 @@ static __always_inline u64 smartt_maxwnd_bdp(const struct smartt_params *p,
 }
 
 /* Clamp cwnd into [mtu, maxwnd]. */
-static noinline u32 smartt_bound(struct smartt_state *s,
-				 const struct smartt_params *p)
+static __always_inline u32 smartt_bound_inl(struct smartt_state *s,
+					    const struct smartt_params *p)
 {
 	u64 maxwnd = smartt_maxwnd(p, s->base_rtt);
 
@@ -341,6 +341,13 @@ static noinline u32 smartt_bound(struct smartt_state *s,
 		return SMARTT_R_CLAMPED;
 	}
 	return 0;
+}
+
+/* smartt_bound_inl() out of line, for the rules that rarely need it. */
+static noinline u32 smartt_bound(struct smartt_state *s,
+				 const struct smartt_params *p)
+{
+	return smartt_bound_inl(s, p);
 }
 
 /* r | smartt_bound(), as a tail call for the rules below. */
@@ -481,6 +488,26 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
 }
 
 /*
+ * Does QuickAdapt fire at the end of this window?  A trim/loss asked for
+ * it, or the delay trigger fired while few bytes were acked (below the
+ * gate: cwnd or maxwnd, >> qa_gate); nscc gates every trigger, the papers
+ * only the delay one.  maxwnd is computed only for a maxwnd gate.
+ */
+static bool smartt_qa_wanted(const struct smartt_state *s,
+			     const struct smartt_params *p, bool loss, u32 delay)
+{
+	bool want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
+	u64 gate;
+
+	if (want && p->k.rules != SMARTT_RULES_NSCC)
+		return true;
+	if (!want && !smartt_qa_delay_trigger(s, p, delay))
+		return false;
+	gate = p->k.qa_gate_cwnd ? s->cwnd : smartt_maxwnd(p, s->base_rtt);
+	return s->achieved < gate >> p->k.qa_gate;
+}
+
+/*
  * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
  * ignore-phase part, which the callers handle).  At the end of each window
  * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
@@ -491,43 +518,25 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
  * ACK.
  *
  * Return: 0 if QuickAdapt did not fire, else SMARTT_R_QA and the bits of
- * clamping the new window into [mtu, maxwnd].
+ * clamping the new window into [mtu, maxwnd].  Inline into its three
+ * callers, which run once per window: the per-ACK check is theirs.
  */
-static noinline u32 smartt_qa_window_end(struct smartt_state *s,
-					 const struct smartt_params *p,
-					 const struct smartt_event *e, bool loss,
-					 u32 delay)
+static __always_inline u32 smartt_qa_window_end(struct smartt_state *s,
+						const struct smartt_params *p,
+						const struct smartt_event *e,
+						bool loss, u32 delay)
 {
-	u64 maxwnd = smartt_maxwnd(p, s->base_rtt), gate;
 	u32 r = 0;
-	bool want;
 
-	gate = (p->k.qa_gate_cwnd ? s->cwnd : maxwnd) >> p->k.qa_gate;
-	if (s->qa_end) {
-		want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
-		/* nscc gates every trigger, the papers only the delay one */
-		if (p->k.rules == SMARTT_RULES_NSCC)
-			want = (want || smartt_qa_delay_trigger(s, p, delay)) &&
-			       s->achieved < gate;
-		else if (!want)
-			want = smartt_qa_delay_trigger(s, p, delay) &&
-			       s->achieved < gate;
-		if (want) {
-			/* smartt_mul_fp() saturates; the bound follows */
-			s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
-						max_t(u64, s->achieved, p->k.mtu));
-			s->bytes_to_ignore = e->in_flight;
-			s->bytes_ignored = 0;
-			s->flags &= ~SMARTT_F_TRIGGER_QA;
-			r = SMARTT_R_QA;
-			if (s->cwnd < p->k.mtu) {
-				s->cwnd = p->k.mtu;
-				r |= SMARTT_R_CLAMPED;
-			} else if (s->cwnd > maxwnd) {
-				s->cwnd = maxwnd;
-				r |= SMARTT_R_CLAMPED;
-			}
-		}
+	if (s->qa_end && smartt_qa_wanted(s, p, loss, delay)) {
+		/* smartt_mul_fp() saturates; the bound follows */
+		s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
+					max_t(u64, s->achieved, p->k.mtu));
+		s->bytes_to_ignore = e->in_flight;
+		s->bytes_ignored = 0;
+		s->flags &= ~SMARTT_F_TRIGGER_QA;
+		/* clamp the new window into [mtu, maxwnd] */
+		r = SMARTT_R_QA | smartt_bound_inl(s, p);
 	}
 	s->achieved = 0;
 	/* the window ends at now >= qa_end; "now > end" is "now >= end + 1" */
@@ -539,17 +548,24 @@ static noinline u32 smartt_qa_window_end(struct smartt_state *s,
 	return r;
 }
 
+/* smartt_qa_window_end() out of line, for trims and timeouts. */
+static noinline u32 smartt_qa_window_end_loss(struct smartt_state *s,
+					      const struct smartt_params *p,
+					      const struct smartt_event *e)
+{
+	return smartt_qa_window_end(s, p, e, true, 0);
+}
+
 /* QuickAdapt check at a trim/timeout; returns as smartt_qa_window_end(). */
 static __always_inline u32 smartt_quick_adapt(struct smartt_state *s,
 					      const struct smartt_params *p,
-					      const struct smartt_event *e,
-					      bool loss, u32 delay)
+					      const struct smartt_event *e)
 {
 	if (!p->k.qa)
 		return 0;
 	if (likely(e->now < s->qa_end))
 		return 0;
-	return smartt_qa_window_end(s, p, e, loss, delay);
+	return smartt_qa_window_end_loss(s, p, e);
 }
 
 /* fi_count + bytes, saturating at SMARTT_FI_COUNT_MAX (no u64 overflow). */
@@ -1138,7 +1154,7 @@ static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params 
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
 	s->flags |= SMARTT_F_TRIGGER_QA;
 	if (!smartt_ignoring(s))
-		r |= smartt_quick_adapt(s, p, e, true, 0);
+		r |= smartt_quick_adapt(s, p, e);
 	return r | smartt_bound(s, p);
 }
 
@@ -1171,7 +1187,7 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 		s->received = 0;
 		return SMARTT_R_IGNORED | smartt_bound(s, p);
 	}
-	r = smartt_quick_adapt(s, p, e, true, 0);
+	r = smartt_quick_adapt(s, p, e);
 	if (r) {
 		s->inc = 0;
 		s->received = 0;
