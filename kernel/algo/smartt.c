@@ -493,8 +493,9 @@ static bool smartt_qa_delay_trigger(const struct smartt_state *s,
  * gate: cwnd or maxwnd, >> qa_gate); nscc gates every trigger, the papers
  * only the delay one.  maxwnd is computed only for a maxwnd gate.
  */
-static bool smartt_qa_wanted(const struct smartt_state *s,
-			     const struct smartt_params *p, bool loss, u32 delay)
+static __always_inline bool smartt_qa_wanted(const struct smartt_state *s,
+					     const struct smartt_params *p,
+					     bool loss, u32 delay)
 {
 	bool want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
 	u64 gate;
@@ -507,37 +508,11 @@ static bool smartt_qa_wanted(const struct smartt_state *s,
 	return s->achieved < gate >> p->k.qa_gate;
 }
 
-/*
- * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
- * ignore-phase part, which the callers handle).  At the end of each window
- * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
- * or the delay trigger fired while few bytes were acked (below cwnd or
- * maxwnd >> qa_gate), the window becomes the bytes acked during the window
- * (x qa_scaling) and the bytes then in flight are ignored.  The window-end
- * work is out of line: it runs once per window, the check below on every
- * ACK.
- *
- * Return: 0 if QuickAdapt did not fire, else SMARTT_R_QA and the bits of
- * clamping the new window into [mtu, maxwnd].  Inline into its three
- * callers, which run once per window: the per-ACK check is theirs.
- */
-static __always_inline u32 smartt_qa_window_end(struct smartt_state *s,
-						const struct smartt_params *p,
-						const struct smartt_event *e,
-						bool loss, u32 delay)
+/* Start the next QuickAdapt window at the event's time. */
+static __always_inline void smartt_qa_next(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e)
 {
-	u32 r = 0;
-
-	if (s->qa_end && smartt_qa_wanted(s, p, loss, delay)) {
-		/* smartt_mul_fp() saturates; the bound follows */
-		s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
-					max_t(u64, s->achieved, p->k.mtu));
-		s->bytes_to_ignore = e->in_flight;
-		s->bytes_ignored = 0;
-		s->flags &= ~SMARTT_F_TRIGGER_QA;
-		/* clamp the new window into [mtu, maxwnd] */
-		r = SMARTT_R_QA | smartt_bound_inl(s, p);
-	}
 	s->achieved = 0;
 	/* the window ends at now >= qa_end; "now > end" is "now >= end + 1" */
 	if (p->k.rules == SMARTT_RULES_NSCC)
@@ -545,7 +520,54 @@ static __always_inline u32 smartt_qa_window_end(struct smartt_state *s,
 	else
 		s->qa_end = e->now + smartt_trtt(s, p);
 	s->qa_end += !p->k.qa_inclusive;
+}
+
+/*
+ * QuickAdapt fires: the window becomes the bytes acked during the window
+ * (x qa_scaling), clamped into [mtu, maxwnd], the bytes then in flight are
+ * ignored, and (nscc) the accumulated increase is dropped; then the next
+ * window starts.  Return: SMARTT_R_QA and the clamp bits.
+ */
+static noinline u32 smartt_qa_fire(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e)
+{
+	u32 r;
+
+	/* smartt_mul_fp() saturates; the bound follows */
+	s->cwnd = smartt_mul_fp(p->qa_scaling_fp,
+				max_t(u64, s->achieved, p->k.mtu));
+	s->bytes_to_ignore = e->in_flight;
+	s->bytes_ignored = 0;
+	s->flags &= ~SMARTT_F_TRIGGER_QA;
+	r = SMARTT_R_QA | smartt_bound_inl(s, p);
+	if (p->k.rules == SMARTT_RULES_NSCC) {
+		s->inc = 0;
+		s->received = 0;
+	}
+	smartt_qa_next(s, p, e);
 	return r;
+}
+
+/*
+ * QuickAdapt (2024 Alg. 2, newer Alg. 2, reference 2.3.1 without the
+ * ignore-phase part, which the callers handle).  At the end of each window
+ * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
+ * or the delay trigger fired while few bytes were acked (below cwnd or
+ * maxwnd >> qa_gate), smartt_qa_fire().  The window-end work runs once per
+ * window, the callers' check (now >= qa_end) on every ACK.
+ *
+ * Return: 0 if QuickAdapt did not fire, else as smartt_qa_fire().
+ */
+static __always_inline u32 smartt_qa_window_end(struct smartt_state *s,
+						const struct smartt_params *p,
+						const struct smartt_event *e,
+						bool loss, u32 delay)
+{
+	if (s->qa_end && smartt_qa_wanted(s, p, loss, delay))
+		return smartt_qa_fire(s, p, e);
+	smartt_qa_next(s, p, e);
+	return 0;
 }
 
 /* smartt_qa_window_end() out of line, for trims and timeouts. */
@@ -726,19 +748,27 @@ static __always_inline u32 smartt_rules_2024(struct smartt_state *s,
 	return smartt_inc_2024(s, p, e, base0, delay);
 }
 
+/* The 2024/smartt rules after a QuickAdapt window ended without firing. */
+static noinline u32 smartt_rules_paper(struct smartt_state *s,
+				       const struct smartt_params *p,
+				       const struct smartt_event *e,
+				       u32 base0, u32 delay)
+{
+	if (p->k.rules == SMARTT_RULES_2024)
+		return smartt_rules_2024(s, p, e, base0, delay);
+	return smartt_rules_rtt(s, p, e, base0, delay);
+}
+
 /* A QuickAdapt window of the 2024/smartt rules ended: QA, or the rules. */
 static noinline u32 smartt_qa_paper(struct smartt_state *s,
 				    const struct smartt_params *p,
 				    const struct smartt_event *e,
 				    u32 base0, u32 delay)
 {
-	u32 r = smartt_qa_window_end(s, p, e, false, delay);
-
-	if (r)
-		return r;
-	if (p->k.rules == SMARTT_RULES_2024)
-		return smartt_rules_2024(s, p, e, base0, delay);
-	return smartt_rules_rtt(s, p, e, base0, delay);
+	if (s->qa_end && smartt_qa_wanted(s, p, false, delay))
+		return smartt_qa_fire(s, p, e);
+	smartt_qa_next(s, p, e);
+	return smartt_rules_paper(s, p, e, base0, delay);
 }
 
 /*
@@ -1088,13 +1118,9 @@ static noinline u32 smartt_qa_nscc(struct smartt_state *s,
 				   const struct smartt_event *e,
 				   u32 base0, u32 delay)
 {
-	u32 r = smartt_qa_window_end(s, p, e, false, delay);
-
-	if (r) {
-		s->inc = 0;
-		s->received = 0;
-		return r;
-	}
+	if (s->qa_end && smartt_qa_wanted(s, p, false, delay))
+		return smartt_qa_fire(s, p, e);
+	smartt_qa_next(s, p, e);
 	return smartt_rules_nscc(s, p, e, base0, delay);
 }
 
@@ -1187,12 +1213,10 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 		s->received = 0;
 		return SMARTT_R_IGNORED | smartt_bound(s, p);
 	}
+	/* QuickAdapt also drops the accumulated increase (smartt_qa_fire()) */
 	r = smartt_quick_adapt(s, p, e);
-	if (r) {
-		s->inc = 0;
-		s->received = 0;
+	if (r)
 		return r;
-	}
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
 	return SMARTT_R_LOSS_DEC | smartt_bound(s, p);
 }
