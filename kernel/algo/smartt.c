@@ -663,26 +663,45 @@ static __always_inline u64 smartt_fd_bytes(const struct smartt_state *s,
 	return smartt_mul_fp(p->fd_fp, div64_u64(smartt_sat_mul(s->cwnd, nb), bdp));
 }
 
-/* The 2024 decreases (ECN-marked ACK): WTD hold, FD, or MD + FD. */
-static noinline u32 smartt_ack_2024_ecn(struct smartt_state *s,
-					const struct smartt_params *p,
-					const struct smartt_event *e,
-					u32 base0, u32 delay)
+/* The 2024 fair decrease alone (ECN-marked ACK, rtt at most trtt). */
+static noinline u32 smartt_fd_2024(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e, u32 base0)
 {
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, dec;
+	u64 bdp = smartt_bdp_at(p, s->base_rtt);
+
+	s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, e->bytes, bdp));
+	return SMARTT_R_FD | smartt_bound_down(s, p, base0);
+}
+
+/* The 2024 MD plus FD (ECN-marked ACK, rtt above trtt), at most nb. */
+static noinline u32 smartt_md_2024(struct smartt_state *s,
+				   const struct smartt_params *p,
+				   const struct smartt_event *e, u32 base0,
+				   u64 rtt, u64 trtt)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), dec;
 	u32 nb = e->bytes;
 
-	bdp = smartt_bdp_at(p, s->base_rtt);
-	if (rtt <= trtt) {
-		s->cwnd = smartt_sat_sub(s->cwnd, smartt_fd_bytes(s, p, nb, bdp));
-		return SMARTT_R_FD | smartt_bound_down(s, p, base0);
-	}
 	/* (rtt - trtt) / rtt x md x nb, plus FD, at most nb. */
 	dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
 	dec = smartt_mul_fp(smartt_mul_fp(dec, p->md_fp), nb);
 	dec = smartt_sat_add(dec, smartt_fd_bytes(s, p, nb, bdp));
 	s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
 	return SMARTT_R_MD | smartt_bound_down(s, p, base0);
+}
+
+/* The 2024 decreases (ECN-marked ACK, not held by WTD): FD, or MD + FD. */
+static __always_inline u32 smartt_ack_2024_ecn(struct smartt_state *s,
+					       const struct smartt_params *p,
+					       const struct smartt_event *e,
+					       u32 base0, u32 delay)
+{
+	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p);
+
+	if (rtt <= trtt)
+		return smartt_fd_2024(s, p, e, base0);
+	return smartt_md_2024(s, p, e, base0, rtt, trtt);
 }
 
 static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
@@ -835,10 +854,11 @@ static noinline u32 smartt_ack_2024(struct smartt_state *s,
 static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
 			  u64 avg, u64 target)
 {
-	u64 cut = div64_u64((u64)p->k.md * (avg - target), avg);
-	u64 f = SMARTT_PPM - min_t(u64, cut, SMARTT_PPM);
+	/* (avg - target) / avg < 1: cut < gamma <= 10^6, so f is in (0, 10^6] */
+	u32 cut = (u32)div64_u64((u64)p->k.md * (avg - target), avg);
+	u32 f = SMARTT_PPM - cut;
 
-	s->cwnd = smartt_mul_ppm(s->cwnd, (u32)max_t(u64, f, p->k.md_min));
+	s->cwnd = smartt_mul_ppm(s->cwnd, max_t(u32, f, p->k.md_min));
 }
 
 /*
@@ -876,18 +896,27 @@ apply:
 	return 0;
 }
 
-/* The smartt MD on the average RTT (avg > trtt), then the adjustment. */
+/*
+ * The smartt MD on the average RTT, once the last one is more than a base
+ * RTT old: cut if the average RTT is above trtt, then the adjustment.
+ */
 static noinline u32 smartt_rtt_md(struct smartt_state *s,
 				  const struct smartt_params *p,
-				  const struct smartt_event *e, u64 avg, u64 trtt)
+				  const struct smartt_event *e, u32 base0)
 {
+	u64 trtt = smartt_trtt(s, p), avg = s->base_rtt + smartt_avg_ns(s);
 	u32 r;
 
+	if (avg <= trtt)
+		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
 	smartt_md_avg(s, p, avg, trtt);
 	s->last_dec = e->now;
 	r = SMARTT_R_MD | smartt_rtt_adjust(s, p, e, s->inc);
-	/* after an MD the window may have moved both ways */
-	return r | smartt_bound(s, p);
+	/* with an applied increase the window may have moved both ways */
+	if (r & SMARTT_R_ADJUST)
+		return r | smartt_bound(s, p);
+	/* else it only shrank (the MD factor is at most 1) */
+	return r | smartt_bound_down(s, p, base0);
 }
 
 /* The smartt rules on an ECN-marked ACK: no-op, or MD once per base RTT. */
@@ -896,17 +925,12 @@ static __always_inline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 					      const struct smartt_event *e,
 					      u32 base0, u32 delay)
 {
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), avg;
-
-	if (rtt <= trtt)
+	if ((u64)s->base_rtt + delay <= smartt_trtt(s, p))
 		return smartt_bound_same(s, p, base0, SMARTT_R_NOOP);
 	/* MD on the average RTT, at most once per base RTT. */
 	if (e->now - s->last_dec <= s->base_rtt)
 		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
-	avg = s->base_rtt + smartt_avg_ns(s);
-	if (avg <= trtt)
-		return smartt_bound_same(s, p, base0, SMARTT_R_MD_HELD);
-	return smartt_rtt_md(s, p, e, avg, trtt);
+	return smartt_rtt_md(s, p, e, base0);
 }
 
 /* The smartt fair increase alone (rtt above trtt), then the adjustment. */
