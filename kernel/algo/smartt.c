@@ -778,16 +778,30 @@ static noinline u32 smartt_rules_paper(struct smartt_state *s,
 	return smartt_rules_rtt(s, p, e, base0, delay);
 }
 
-/* A QuickAdapt window of the 2024/smartt rules ended: QA, or the rules. */
-static noinline u32 smartt_qa_paper(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e,
-				    u32 base0, u32 delay)
+/* smartt_qa_paper() without a trim's request: the delay trigger. */
+static noinline u32 smartt_qa_paper_delay(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e,
+					  u32 base0, u32 delay)
 {
 	if (s->qa_end && smartt_qa_wanted(s, p, false, delay))
 		return smartt_qa_fire(s, p, e);
 	smartt_qa_next(s, p, e);
 	return smartt_rules_paper(s, p, e, base0, delay);
+}
+
+/*
+ * A QuickAdapt window of the 2024/smartt rules ended: QA, or the rules.
+ * A trim's request fires without the gate (smartt_qa_wanted()).
+ */
+static noinline u32 smartt_qa_paper(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e,
+				    u32 base0, u32 delay)
+{
+	if (s->qa_end && (s->flags & SMARTT_F_TRIGGER_QA))
+		return smartt_qa_fire(s, p, e);
+	return smartt_qa_paper_delay(s, p, e, base0, delay);
 }
 
 /*
