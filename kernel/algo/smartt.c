@@ -354,7 +354,7 @@ static noinline u32 smartt_bound(struct smartt_state *s,
 static noinline u32 smartt_bound_or(struct smartt_state *s,
 				    const struct smartt_params *p, u32 r)
 {
-	return r | smartt_bound(s, p);
+	return r | smartt_bound_inl(s, p);
 }
 
 /*
@@ -525,8 +525,8 @@ static __always_inline void smartt_qa_next(struct smartt_state *s,
 /*
  * QuickAdapt fires: the window becomes the bytes acked during the window
  * (x qa_scaling), clamped into [mtu, maxwnd], the bytes then in flight are
- * ignored, and (nscc) the accumulated increase is dropped; then the next
- * window starts.  Return: SMARTT_R_QA and the clamp bits.
+ * ignored; then the next window starts.
+ * Return: SMARTT_R_QA and the clamp bits.
  */
 static noinline u32 smartt_qa_fire(struct smartt_state *s,
 				   const struct smartt_params *p,
@@ -541,10 +541,6 @@ static noinline u32 smartt_qa_fire(struct smartt_state *s,
 	s->bytes_ignored = 0;
 	s->flags &= ~SMARTT_F_TRIGGER_QA;
 	r = SMARTT_R_QA | smartt_bound_inl(s, p);
-	if (p->k.rules == SMARTT_RULES_NSCC) {
-		s->inc = 0;
-		s->received = 0;
-	}
 	smartt_qa_next(s, p, e);
 	return r;
 }
@@ -926,11 +922,8 @@ static noinline u32 smartt_rtt_md(struct smartt_state *s,
 	smartt_md_avg(s, p, avg, trtt);
 	s->last_dec = e->now;
 	r = SMARTT_R_MD | smartt_rtt_adjust(s, p, e, s->inc);
-	/* with an applied increase the window may have moved both ways */
-	if (r & SMARTT_R_ADJUST)
-		return r | smartt_bound(s, p);
-	/* else it only shrank (the MD factor is at most 1) */
-	return r | smartt_bound_down(s, p, base0);
+	/* after an MD the window may have moved both ways */
+	return smartt_bound_or(s, p, r);
 }
 
 /* The smartt rules on an ECN-marked ACK: no-op, or MD once per base RTT. */
@@ -1156,8 +1149,12 @@ static noinline u32 smartt_qa_nscc(struct smartt_state *s,
 				   const struct smartt_event *e,
 				   u32 base0, u32 delay)
 {
-	if (s->qa_end && smartt_qa_wanted(s, p, false, delay))
+	if (s->qa_end && smartt_qa_wanted(s, p, false, delay)) {
+		/* QuickAdapt on an nscc ACK also drops the accumulated increase */
+		s->inc = 0;
+		s->received = 0;
 		return smartt_qa_fire(s, p, e);
+	}
 	smartt_qa_next(s, p, e);
 	return smartt_rules_nscc(s, p, e, base0, delay);
 }
@@ -1251,10 +1248,12 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 		s->received = 0;
 		return SMARTT_R_IGNORED | smartt_bound(s, p);
 	}
-	/* QuickAdapt also drops the accumulated increase (smartt_qa_fire()) */
 	r = smartt_quick_adapt(s, p, e);
-	if (r)
+	if (r) {
+		s->inc = 0;
+		s->received = 0;
 		return r;
+	}
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
 	return SMARTT_R_LOSS_DEC | smartt_bound(s, p);
 }
