@@ -330,12 +330,14 @@ static __always_inline u64 smartt_maxwnd_bdp(const struct smartt_params *p,
 static __always_inline u32 smartt_bound_inl(struct smartt_state *s,
 					    const struct smartt_params *p)
 {
-	u64 maxwnd = smartt_maxwnd(p, s->base_rtt);
+	u64 maxwnd;
 
 	if (s->cwnd < p->k.mtu) {
 		s->cwnd = p->k.mtu;
 		return SMARTT_R_CLAMPED;
 	}
+	/* maxwnd >= mtu: only a window at or above mtu needs it */
+	maxwnd = smartt_maxwnd(p, s->base_rtt);
 	if (s->cwnd > maxwnd) {
 		s->cwnd = maxwnd;
 		return SMARTT_R_CLAMPED;
