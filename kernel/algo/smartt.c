@@ -553,30 +553,22 @@ static noinline u32 smartt_qa_fire(struct smartt_state *s,
  * (trtt, or base_rtt + target_qdelay for nscc): if a trim/loss asked for it,
  * or the delay trigger fired while few bytes were acked (below cwnd or
  * maxwnd >> qa_gate), smartt_qa_fire().  The window-end work runs once per
- * window, the callers' check (now >= qa_end) on every ACK.
+ * window, the callers' check (now >= qa_end) on every event: here for a
+ * trim or timeout, smartt_qa_paper() and smartt_qa_nscc() for an ACK.
  *
  * Return: 0 if QuickAdapt did not fire, else as smartt_qa_fire().
  */
-static __always_inline u32 smartt_qa_window_end(struct smartt_state *s,
-						const struct smartt_params *p,
-						const struct smartt_event *e,
-						bool loss, u32 delay)
+static noinline u32 smartt_qa_window_end_loss(struct smartt_state *s,
+					      const struct smartt_params *p,
+					      const struct smartt_event *e)
 {
-	if (s->qa_end && smartt_qa_wanted(s, p, loss, delay))
+	if (s->qa_end && smartt_qa_wanted(s, p, true, 0))
 		return smartt_qa_fire(s, p, e);
 	smartt_qa_next(s, p, e);
 	return 0;
 }
 
-/* smartt_qa_window_end() out of line, for trims and timeouts. */
-static noinline u32 smartt_qa_window_end_loss(struct smartt_state *s,
-					      const struct smartt_params *p,
-					      const struct smartt_event *e)
-{
-	return smartt_qa_window_end(s, p, e, true, 0);
-}
-
-/* QuickAdapt check at a trim/timeout; returns as smartt_qa_window_end(). */
+/* QuickAdapt check at a trim/timeout; returns as smartt_qa_window_end_loss(). */
 static __always_inline u32 smartt_quick_adapt(struct smartt_state *s,
 					      const struct smartt_params *p,
 					      const struct smartt_event *e)
