@@ -33,6 +33,7 @@
 #define ETH_HLEN		14
 #define IPPROTO_UDP_		17
 #define NSEC_PER_SEC		1000000000ULL
+#define SF_EDT_HORIZON_NS	NSEC_PER_SEC	/* honour sender EDT up to 1 s ahead */
 #define BPF_F_MARK_MANGLED_0_	(1ULL << 5)
 #define BPF_F_PSEUDO_HDR_	(1ULL << 4)
 
@@ -419,6 +420,16 @@ int sf_egress(struct __sk_buff *skb)
 	len = skb->len;
 	ser = ser_ns(len, rate);
 	now = bpf_ktime_get_ns();
+	/* A sender's Early Departure Time (TCP stamps every packet with the
+	 * time its pacing lets it leave, and measures RTT from that stamp):
+	 * the packet reaches the port then, not before.  Taking it earlier
+	 * would send it ahead of its stamp and make the sender's RTT samples
+	 * too small.  Forwarded packets carry the upstream port's stamp,
+	 * which is in the past by now; a realtime receive stamp is far in
+	 * the future and ignored by the horizon.
+	 */
+	if (skb->tstamp > now && skb->tstamp - now <= SF_EDT_HORIZON_NS)
+		now = skb->tstamp;
 
 	if (!prio) {
 		if (cfg->standing_bytes)

@@ -27,7 +27,7 @@ if [ ! -s "$out/table.txt" ]; then
 fi
 echo
 echo "One TCP transfer per congestion control, ${SMARTT_DEMO_SECONDS:-5} s each, h0 -> h1 through one"
-echo "emulated switch port (${SMARTT_DEMO_RATE:-20mbit}, RED/ECN 20%/80% of 1 BDP) on Linux $rel:"
+echo "emulated switch port (${SMARTT_DEMO_RATE:-20mbit}, 1 ms per link, RED/ECN 20%/80% of 1 BDP) on Linux $rel:"
 echo
 cat "$out/table.txt"
 echo

@@ -25,7 +25,11 @@ echo "demo: $(dmesg | grep -o 'smartt: version .* loaded' | tail -n 1) on $rel"
 
 cleanup() { "${fabric[@]}" down >/dev/null 2>&1 || true; }
 trap cleanup EXIT
-"${fabric[@]}" up --hosts 2 --rate "$rate" >"$outdir/fabric-up.txt"
+# 1 ms per link: a base RTT (7.5 ms) well above the TCG guest's own 1-3 ms
+# of scheduling noise, and a BDP of ~4.5 packets.  SMARTT_DEMO_FABRIC
+# replaces these extra smartt-fabric options.
+# shellcheck disable=SC2086 # word splitting of the extra options intended
+"${fabric[@]}" up --hosts 2 --rate "$rate" ${SMARTT_DEMO_FABRIC---delay 1ms} >"$outdir/fabric-up.txt"
 sed 's/^/demo: /' "$outdir/fabric-up.txt"
 hosts=$("${fabric[@]}" hosts --json)
 host() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]][sys.argv[3]])' "$hosts" "$1" "$2"; }
@@ -35,6 +39,20 @@ dst=$(host h1 ipv4)
 # ECN for every CC: the ports mark ECT packets, DCTCP and smartt need it.
 "${h0[@]}" sysctl -qw net.ipv4.tcp_ecn=1
 "${h1[@]}" sysctl -qw net.ipv4.tcp_ecn=1
+# smartt/strack as an operator runs them: the fabric's link rate and base
+# RTT (full-size packets, as the fabric computes it) configured, not
+# learned (Documentation/tcp.rst).
+base_us=$("${fabric[@]}" status --json |
+	python3 -c 'import json,sys; print(round(json.load(sys.stdin)["base_rtt_ns"] / 1000))')
+link_mbps=$(python3 -c 'import sys; r = sys.argv[1].lower()
+for u, m in (("gbit", 1000), ("mbit", 1)):
+    if r.endswith(u): print(int(float(r[:-len(u)]) * m)); break
+else: sys.exit("demo: rate %s: use Nmbit or Ngbit" % r)' "$rate")
+for h in h0 h1; do
+	ip netns exec "$(host $h ns)" sysctl -qw net.smartt.tcp_link_mbps="$link_mbps" \
+		net.smartt.tcp_base_rtt_us="${SMARTT_DEMO_BASE_US-$base_us}"
+done
+echo "demo: smartt/strack configured with tcp_link_mbps=$link_mbps tcp_base_rtt_us=$base_us"
 "${h1[@]}" iperf3 -s -D -1 >/dev/null 2>&1 || true
 
 printf '%-8s %12s %10s %10s %10s %s\n' cc "Mbit/s" retrans ce_marks drops note | tee "$outdir/table.txt"

@@ -1,111 +1,115 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Fairness of the TCP congestion control smartt (and strack): flows sharing
-# one 20 Mbit/s bottleneck that ECN-marks above ~20 packets (RED with a step
-# at K, as DCTCP-style switches do).  Both ends run the algorithm (the
-# receivers' listeners select it), so ECN is negotiated.
+# Fairness of the TCP congestion controls smartt and strack on smartt-fabric
+# (ECN-marking switch ports, RED between kmin and kmax of the port buffer).
+# Four senders, one receiver; the bottleneck is the receiver's port.
 #
-#  1. 4 flows, same base RTT (1 ms on the ACK path): Jain's index of their
-#     throughputs over seconds WARM..WARM+MEAS >= 0.95.
-#  2. 2 + 2 flows with different base RTTs (1 ms and 4 ms on the ACK path:
-#     intra- vs inter-leaf): Jain's index >= 0.95 as well (the fair-increase
-#     rule's claim).
-# Throughput is measured from bytes_acked in ss -ti at two instants, not
-# from timing of the application.
+#  1. One leaf: four senders with the same base RTT.  Jain's index of the
+#     flows' throughputs over seconds WARM..WARM+MEAS >= JAIN.
+#  2. Two leaves and a spine: two senders on the receiver's leaf (intra-leaf)
+#     and two behind the spine (inter-leaf, twice the base RTT).  Jain's
+#     index >= JAIN as well: the fair-increase rule scales with each flow's
+#     BDP so that flows with different base RTTs share fairly.
+#
+# The link rate is configured (net.smartt.tcp_link_mbps), the base RTT is
+# learned by each flow.  Links have a 4 ms delay so that the emulated RTT
+# dominates the guest's scheduling noise (TCG: 1-3 ms) and the BDP holds
+# a few packets per flow (~12 x 4 KB intra-leaf).  Throughput is
+# iperf3's per-second sender report (-J -i 1), not a timing of ours.
 source "$(dirname "$0")/lib.sh"
-source "$(dirname "$0")/cc_lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
 
-require_root
-require_cmd ip tc ss python3
+fabric_require
+require_cmd iperf3
 modprobe smartt || skip_all "no smartt.ko"
 ALGOS=${CC_FAIR_ALGOS:-smartt strack}
-WARM=${CC_FAIR_WARM:-8}
+RATE=${CC_FAIR_RATE:-16}	# Mbit/s of every port
+WARM=${CC_FAIR_WARM:-6}
 MEAS=${CC_FAIR_MEAS:-10}
 JAIN_MIN=${CC_FAIR_JAIN:-0.95}
+DELAY=${CC_FAIR_DELAY:-4ms}	# per link
+BUF=${CC_FAIR_BUFFER:-64k}	# per port, ~1.3 BDP intra-leaf
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"; fabric_cleanup' EXIT
 
-setup() {
-	cc_pair 20mbit || return 1
-	tc -n "$CC_A" qdisc del dev va parent 1:1 handle 10: 2>/dev/null
-	tc -n "$CC_A" qdisc add dev va parent 1:1 handle 10: red limit 400000 \
-		min 30000 max 31000 avpkt 1500 burst 21 probability 1.0 \
-		bandwidth 20mbit ecn || return 1
-	# ACK-path delay per receiver port: 5001/5002 -> 1 ms, 5003/5004 -> 4 ms
-	tc -n "$CC_B" qdisc add dev vb root handle 1: prio bands 3 || return 1
-	tc -n "$CC_B" qdisc add dev vb parent 1:1 handle 11: netem delay 1ms limit 10000
-	tc -n "$CC_B" qdisc add dev vb parent 1:2 handle 12: netem delay 4ms limit 10000
-	tc -n "$CC_B" qdisc add dev vb parent 1:3 handle 13: netem delay 1ms limit 10000
-	local p
-	for p in 5001 5002; do
-		tc -n "$CC_B" filter add dev vb parent 1: protocol ip prio 1 u32 \
-			match ip sport $p 0xffff flowid 1:1
+# hosts_setup HOST...: ECN and the link rate.  (iperf3 -C selects the
+# algorithm on both ends: the receiver's runs the CE echo.)
+hosts_setup() {
+	local h
+	for h in "$@"; do
+		ip netns exec "$(host_field "$h" ns)" sysctl -qw net.ipv4.tcp_ecn=1 \
+			net.smartt.tcp_link_mbps="$RATE" || return 1
 	done
-	for p in 5003 5004; do
-		tc -n "$CC_B" filter add dev vb parent 1: protocol ip prio 1 u32 \
-			match ip sport $p 0xffff flowid 1:2
+}
+
+# run_case ALGO DESC RECEIVER SENDER...: one iperf3 flow per sender.
+run_case() {
+	local algo=$1 desc=$2 rx=$3 i=0 h dst rns pids=() out rc n
+	shift 3
+	rns=$(host_field "$rx" ns)
+	dst=$(host_field "$rx" ipv4)
+	rm -f "$tmp"/flow.*
+	for h in "$@"; do
+		ip netns exec "$rns" iperf3 -s -1 -D -p $((5201 + i)) >/dev/null 2>&1
+		i=$((i + 1))
 	done
-	ip netns exec "$CC_A" sysctl -qw net.smartt.tcp_link_mbps=20 \
-		net.smartt.tcp_network_rtt_us=1000 net.smartt.tcp_start=1
-}
-
-acked() { # acked: "sport bytes_acked" per sender connection to 5001..5004
-	ip netns exec "$CC_A" ss -tin | python3 -c '
-import re, sys
-port = None
-for line in sys.stdin:
-    m = re.search(r"198\.18\.0\.1:(\d+)\s+198\.18\.0\.2:(\d+)", line)
-    if m:
-        port = m.group(1) if 5001 <= int(m.group(2)) <= 5004 else None
-        continue
-    m = re.search(r"bytes_acked:(\d+)", line)
-    if m and port:
-        print(port, m.group(1))
-        port = None'
-}
-
-jain() { # jain FILE0 FILE1 SECS: per-flow Mbit/s and Jain's index
-	python3 - "$@" <<'PY'
-import sys
-a = dict(l.split() for l in open(sys.argv[1]))
-b = dict(l.split() for l in open(sys.argv[2]))
-secs = float(sys.argv[3])
-x = [(int(b[k]) - int(a[k])) * 8 / secs / 1e6 for k in sorted(b) if k in a]
-j = sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if x and sum(x) else 0
-print("flows %s Mbit/s, total %.2f, jain %.3f" % (
-    " ".join("%.2f" % v for v in x), sum(x), j))
-sys.exit(0 if len(x) == 4 and j >= float(sys.argv[4]) else 1)
-PY
-}
-
-run_case() { # run_case ALGO DESC PORT...
-	local algo=$1 desc=$2 p pids=() out
-	shift 2
-	for p in "$@"; do
-		cc_client "$CC_A" 198.18.0.2 "$p" --cc "$algo" \
-			--secs $((WARM + MEAS + 3)) >/dev/null 2>&1 &
+	sleep 1
+	i=0
+	for h in "$@"; do
+		ip netns exec "$(host_field "$h" ns)" iperf3 -c "$dst" -p $((5201 + i)) \
+			-C "$algo" -t $((WARM + MEAS + 1)) -i 1 -J >"$tmp/flow.$h" 2>&1 &
 		pids+=($!)
+		i=$((i + 1))
 	done
 	sleep "$WARM"
-	acked >"$CC_TMP/a0"
-	sleep "$MEAS"
-	acked >"$CC_TMP/a1"
+	# the receiver's sockets must run the algorithm too (per-packet CE echo)
+	n=$(ip netns exec "$rns" ss -tin state established "( sport >= :5201 and sport <= :5210 )" |
+		grep -c " $algo ")
+	echo "# receiver sockets running $algo: $n"
+	sleep $((MEAS / 2))
+	for h in "$@"; do	# window, RTTs and base RTT (alpha, us) mid-way
+		echo "# $h: $(ip netns exec "$(host_field "$h" ns)" ss -tin dst "$dst" \
+			"( dport >= :5201 and dport <= :5210 )" | grep -oE \
+			'(cwnd|rtt|minrtt|alpha|delivery_rate|retrans):[^ ,)]+' | paste -sd' ')"
+	done
 	wait "${pids[@]}"
-	out=$(jain "$CC_TMP/a0" "$CC_TMP/a1" "$MEAS" "$JAIN_MIN")
-	local rc=$?
-	echo "# $algo $desc: $out"
-	[ $rc = 0 ] && ktap_result OK "$algo: $desc, Jain >= $JAIN_MIN after ${WARM}s ($out)" ||
-		ktap_result FAIL "$algo: $desc, Jain >= $JAIN_MIN after ${WARM}s ($out)"
+	out=$(python3 - "$WARM" "$MEAS" "$JAIN_MIN" "$tmp"/flow.* <<'PY'
+import json, sys
+warm, meas, jmin = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+x, err = [], []
+for f in sys.argv[4:]:
+    try:
+        r = json.load(open(f))
+        iv = [i["sum"] for i in r["intervals"]
+              if i["sum"]["start"] >= warm - 0.5 and i["sum"]["end"] <= warm + meas + 0.5]
+        x.append(sum(i["bytes"] for i in iv) * 8 / sum(i["seconds"] for i in iv) / 1e6)
+    except (ValueError, KeyError, ZeroDivisionError) as e:
+        err.append("%s: %s" % (f.rsplit(".", 1)[-1], r.get("error", e) if "r" in dir() else e))
+j = sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if x and sum(x) else 0
+print("flows %s Mbit/s, total %.2f, jain %.3f%s" % (
+    " ".join("%.2f" % v for v in x), sum(x), j, "; " + "; ".join(err) if err else ""))
+sys.exit(0 if not err and j >= jmin else 1)
+PY
+)
+	rc=$?
+	if [ $rc = 0 ]; then
+		ktap_result OK "$algo: $desc: Jain >= $JAIN_MIN over ${MEAS}s after ${WARM}s ($out)"
+	else
+		ktap_result FAIL "$algo: $desc: Jain >= $JAIN_MIN over ${MEAS}s after ${WARM}s ($out)"
+	fi
 }
 
 for algo in $ALGOS; do
-	setup || skip_all "setup failed"
-	for p in 5001 5002 5003 5004; do
-		cc_server "$CC_B" 198.18.0.2 $p --cc "$algo"
-	done
-	run_case "$algo" "4 flows, base RTT 1 ms" 5001 5002 5001 5002
-	run_case "$algo" "2 flows at 1 ms + 2 at 4 ms base RTT" 5001 5002 5003 5004
-	cc_kill_all
-	netns_cleanup
+	fabric_up --hosts 5 --rate "${RATE}mbit" --delay "$DELAY" --buffer "$BUF"
+	hosts_setup h0 h1 h2 h3 h4 || skip_all "sysctls"
+	run_case "$algo" "4 flows, same base RTT" h0 h1 h2 h3 h4
+	sf down >/dev/null
+
+	fabric_up --hosts 6 --leaves 2 --spines 1 --rate "${RATE}mbit" --delay "$DELAY" --buffer "$BUF"
+	hosts_setup h0 h1 h2 h3 h4 h5 || skip_all "sysctls"
+	run_case "$algo" "2 intra-leaf + 2 inter-leaf flows (2x base RTT)" h0 h1 h2 h3 h4
+	sf down >/dev/null
 done
 
 ktap_exit

@@ -160,15 +160,20 @@ check "tcp_mss=10 is rejected" bad net.smartt.tcp_mss=10
 check "tcp_smartt_knobs='trtt=0.5' is rejected" bad "net.smartt.tcp_smartt_knobs=trtt=0.5"
 check "tcp_smartt_knobs='nosuch=1' is rejected" bad "net.smartt.tcp_smartt_knobs=nosuch=1"
 check "tcp_strack_knobs='gamma=2' is rejected" bad "net.smartt.tcp_strack_knobs=gamma=2"
+check "tcp_min_cwnd=0 is rejected" bad net.smartt.tcp_min_cwnd=0
+check "tcp_min_cwnd=1025 is rejected" bad net.smartt.tcp_min_cwnd=1025
+check "tcp_min_cwnd is 2 by default" test "$(sysctl -n net.smartt.tcp_min_cwnd)" = 2
 check "values unchanged after rejections" \
 	test "$(sysctl -n net.smartt.tcp_start) $(sysctl -n net.smartt.tcp_smartt_profile)" = "0 smartt"
 check "tcp_smartt_profile=nscc accepted" sysctl -qw net.smartt.tcp_smartt_profile=nscc
 check "tcp_smartt_knobs='trtt=2 fi=0.5' accepted" sysctl -qw "net.smartt.tcp_smartt_knobs=trtt=2 fi=0.5"
 check "tcp_link_mbps=20 tcp_start=1 accepted" \
 	sysctl -qw net.smartt.tcp_link_mbps=20 net.smartt.tcp_start=1
+check "tcp_min_cwnd=1 and 1024 accepted" \
+	sysctl -qw net.smartt.tcp_min_cwnd=1024 net.smartt.tcp_min_cwnd=1
 check "per-netns: a new netns has the defaults" \
 	test "$(ip netns exec "$CC_A" sysctl -n net.smartt.tcp_smartt_profile)" = smartt
 sysctl -qw net.smartt.tcp_smartt_profile=smartt net.smartt.tcp_smartt_knobs= \
-	net.smartt.tcp_link_mbps=0 net.smartt.tcp_start=0
+	net.smartt.tcp_link_mbps=0 net.smartt.tcp_start=0 net.smartt.tcp_min_cwnd=2
 
 ktap_exit

@@ -31,6 +31,8 @@
 #define SMARTT_CC_PLACEHOLDER_MBPS	100000
 #define SMARTT_CC_LINK_MAX_MBPS		10000000U	/* 10 Tb/s */
 #define SMARTT_CC_RTT_MAX_US		1000000U	/* 1 s */
+#define SMARTT_CC_DEF_MIN_CWND		2	/* segments, as tcp_dctcp.c */
+#define SMARTT_CC_MIN_CWND_MAX		1024U	/* segments */
 
 /**
  * struct smartt_cc_net - per-netns state of the congestion-control glue
@@ -129,7 +131,8 @@ static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 	if (v->profile >= SMARTT_PROFILE_COUNT || v->start > SMARTT_CC_START_BDP ||
 	    v->link_mbps > SMARTT_CC_LINK_MAX_MBPS ||
 	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
-	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US)
+	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US ||
+	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX)
 		return ERR_PTR(-EINVAL);
 	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
@@ -157,6 +160,7 @@ static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 	cfg->link_mbps = v->link_mbps;
 	cfg->base_rtt_ns = v->base_rtt_us * NSEC_PER_USEC;
 	cfg->start = v->start;
+	cfg->min_cwnd = v->min_cwnd;
 	return cfg;
 fail:
 	kfree(cfg);
@@ -249,6 +253,39 @@ u32 smartt_cc_windowed_min_rtt(const struct sock *sk)
 }
 
 /**
+ * smartt_cc_base_rtt() - the glue's part in learning a flow's base RTT
+ * @sk: socket
+ * @g: glue state
+ * @learn: the base RTT is learned (not configured)
+ * @rtt: this ACK's RTT sample, ns (0: none)
+ * @base: the core's base RTT, ns
+ *
+ * The cores learn the minimum of the samples they are given.  The glue
+ * adds two things.  The handshake's RTT is only provisional: SYN and
+ * SYN-ACK are small, and where serialising one full-size packet is a
+ * sizeable part of the RTT (slow emulated links) their RTT is well below
+ * any data packet's, so the first data ACK's sample replaces it, up or
+ * down.  And once the kernel's windowed minimum (tcp_min_rtt(),
+ * net.ipv4.tcp_min_rtt_wlen) has expired a smaller value, the base RTT
+ * rises to it.
+ *
+ * Return: the base RTT the core should use from this ACK on, ns.
+ */
+u32 smartt_cc_base_rtt(const struct sock *sk, struct smartt_cc_sock *g,
+		       bool learn, u32 rtt, u32 base)
+{
+	if (!learn)
+		return base;
+	if (!g->base_known) {
+		if (!rtt)
+			return base;
+		g->base_known = 1;
+		return max_t(u32, rtt, SMARTT_RTT_MIN_NS);
+	}
+	return max(base, smartt_cc_windowed_min_rtt(sk));
+}
+
+/**
  * smartt_cc_base_rtt0() - the base RTT a flow starts with
  * @sk: socket
  * @cfg: configuration
@@ -307,6 +344,7 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
 	g->prior_ce = (u16)tp->delivered_ce;
 	g->prior_rcv_nxt = tp->rcv_nxt;
 	g->rate_mbps = 0;
+	g->base_known = 0;
 	if (!cfg->link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
 
@@ -322,7 +360,7 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
  *
  * The delta of tp->delivered_ce, which tcp_ack() raises by the delivered
  * packets of every ACK that carries ECE; with the DCTCP receiver state
- * machine (smartt_cc_ecn_event()) ECE echoes exactly the CE marks of the
+ * machine (smartt_cc_cwnd_event()) ECE echoes exactly the CE marks of the
  * packets it acknowledges.
  *
  * Return: the packet count.
@@ -388,32 +426,71 @@ u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
 }
 
 /**
+ * smartt_cc_cwnd_pkts() - TCP's window for a core window
+ * @sk: socket
+ * @cfg: configuration
+ * @cwnd: the core's window, bytes
+ *
+ * cwnd / MSS, but at least net.smartt.tcp_min_cwnd segments (default 2)
+ * and at most snd_cwnd_clamp.  The cores' lower bound is one packet, as in
+ * the papers; TCP needs two: with one segment in flight a Linux receiver
+ * holds its ACK for the delayed-ACK timer (at least 40 ms) and the flow
+ * sends one segment per 40 ms (tcp_dctcp.c keeps 2 for the same reason,
+ * tcp_bbr.c 4).  The core's own window is left as it is.
+ *
+ * Return: the window in segments.
+ */
+u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			u64 cwnd)
+{
+	const struct tcp_sock *tp = tcp_sk(sk);
+	u64 pkts = div_u64(cwnd, max_t(u32, tp->mss_cache, 1));
+
+	pkts = max_t(u64, pkts, cfg->min_cwnd);
+	return min_t(u64, pkts, max_t(u32, tp->snd_cwnd_clamp, 1));
+}
+
+/**
  * smartt_cc_apply() - hand the core's window to TCP and set the pacing rate
  * @sk: socket
+ * @cfg: configuration
  * @cwnd: window, bytes
  * @base_rtt: the flow's base RTT, ns (used while there is no srtt)
  *
- * snd_cwnd = cwnd / MSS (at least 1, at most snd_cwnd_clamp);
- * sk_pacing_rate = 1.2 x cwnd / srtt (TCP's congestion-avoidance ratio), at
- * most sk_max_pacing_rate.  fq paces at it; without fq TCP's internal
- * pacing does (smartt_cc_sock_init() asked for it).
+ * snd_cwnd = smartt_cc_cwnd_pkts(); sk_pacing_rate = 1.2 x snd_cwnd x MSS /
+ * srtt (TCP's congestion-avoidance ratio), at most sk_max_pacing_rate.  fq
+ * paces at it; without fq TCP's internal pacing does
+ * (smartt_cc_sock_init() asked for it).
  */
-void smartt_cc_apply(struct sock *sk, u64 cwnd, u32 base_rtt)
+void smartt_cc_apply(struct sock *sk, const struct smartt_cc_cfg *cfg, u64 cwnd,
+		     u32 base_rtt)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 mss = max_t(u32, tp->mss_cache, 1);
-	u64 pkts = div_u64(cwnd, mss), rate;
+	u32 pkts = smartt_cc_cwnd_pkts(sk, cfg, cwnd);
 	u32 srtt_us = tp->srtt_us >> 3;
+	u64 rate;
 
-	pkts = clamp_t(u64, pkts, 1, tp->snd_cwnd_clamp);
 	tcp_snd_cwnd_set(tp, pkts);
-
 	if (!srtt_us)
 		srtt_us = max_t(u32, base_rtt / NSEC_PER_USEC, 1);
-	/* cwnd <= 2^41 B: x 1.2e6 stays below 2^63 */
-	rate = div_u64(pkts * mss * USEC_PER_SEC * 6 / 5, srtt_us);
+	/* pkts < 2^32, mss < 2^16: x 1.2e6 stays below 2^63 */
+	rate = div_u64((u64)pkts * mss * USEC_PER_SEC * 6 / 5, srtt_us);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
+}
+
+/**
+ * smartt_cc_ssthresh() - tcp_congestion_ops.ssthresh of both algorithms
+ * @sk: socket
+ *
+ * Informational only: cong_control owns the window.
+ *
+ * Return: the current window, at least 2.
+ */
+u32 smartt_cc_ssthresh(struct sock *sk)
+{
+	return max(tcp_snd_cwnd(tcp_sk(sk)), 2U);
 }
 
 static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
@@ -427,10 +504,10 @@ static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
 }
 
 /**
- * smartt_cc_ecn_event() - the receiver's CE state machine (DCTCP's)
- * @sk: socket
- * @g: glue state
- * @ev: CA_EVENT_ECN_IS_CE or CA_EVENT_ECN_NO_CE
+ * smartt_cc_cwnd_event() - tcp_congestion_ops.cwnd_event of both algorithms:
+ * the receiver's CE state machine (DCTCP's)
+ * @sk: socket; its private state starts with struct smartt_cc_sock
+ * @ev: the event; only CA_EVENT_ECN_IS_CE and CA_EVENT_ECN_NO_CE matter
  *
  * On a change of the CE state of arriving data, first send a delayed ACK
  * (if one is pending) with the old state for the old data, then ACK at
@@ -439,13 +516,15 @@ static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
  * runs in the receiver's congestion control: both ends must run an
  * ECN-aware one (smartt, strack or dctcp) for the echo to be per packet.
  */
-void smartt_cc_ecn_event(struct sock *sk, struct smartt_cc_sock *g,
-			 enum tcp_ca_event ev)
+void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
+	struct smartt_cc_sock *g = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 old = !!(tp->ecn_flags & TCP_ECN_DEMAND_CWR);
 	u32 new = ev == CA_EVENT_ECN_IS_CE;
 
+	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
 	if (old != new) {
 		if (inet_csk(sk)->icsk_ack.pending & ICSK_ACK_TIMER) {
 			smartt_cc_ece_ack_cwr(sk, old);
@@ -565,6 +644,7 @@ static const struct ctl_table smartt_cc_table_tmpl[] = {
 	SMARTT_CC_ENTRY("tcp_network_rtt_us", network_rtt_us, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_mss", mss, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_start", start, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_min_cwnd", min_cwnd, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_smartt_knobs", smartt_knobs,
 			sizeof_field(struct smartt_cc_vals, smartt_knobs)),
 	SMARTT_CC_ENTRY("tcp_strack_knobs", strack_knobs,
@@ -580,6 +660,7 @@ static int __net_init smartt_cc_net_init(struct net *net)
 		.network_rtt_us = SMARTT_CC_DEF_NETWORK_RTT_US,
 		.mss = SMARTT_CC_DEF_MSS,
 		.start = SMARTT_CC_START_IW,
+		.min_cwnd = SMARTT_CC_DEF_MIN_CWND,
 	};
 	unsigned int i, n = ARRAY_SIZE(smartt_cc_table_tmpl) - 1;
 	int err;

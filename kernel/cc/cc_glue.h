@@ -31,8 +31,8 @@
 #define SMARTT_CC_EV_UNDO	3	/* spurious recovery undone */
 #define SMARTT_CC_EV_INIT	4	/* flow started */
 
-/* Largest measured link-rate estimate, Mbit/s (u16). */
-#define SMARTT_CC_RATE_MAX	65535U
+/* Largest measured link-rate estimate, Mbit/s: the largest link rate. */
+#define SMARTT_CC_RATE_MAX	10000000U	/* 10 Tb/s */
 
 /**
  * struct smartt_cc_vals - the values of the net.smartt.tcp_* sysctls
@@ -42,6 +42,7 @@
  * @network_rtt_us: unloaded fabric RTT, us (core network_rtt)
  * @mss: bytes per packet the rules count in (core mtu)
  * @start: SMARTT_CC_START_*
+ * @min_cwnd: fewest segments TCP's window may hold
  * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
  * @strack_knobs: "name=value ..." overrides of the STrack core knobs
  */
@@ -52,6 +53,7 @@ struct smartt_cc_vals {
 	u32 network_rtt_us;
 	u32 mss;
 	u32 start;
+	u32 min_cwnd;
 	char smartt_knobs[256];
 	char strack_knobs[256];
 };
@@ -64,6 +66,7 @@ struct smartt_cc_vals {
  * @link_mbps: configured link rate, 0 = measured
  * @base_rtt_ns: configured base RTT, 0 = learned
  * @start: SMARTT_CC_START_*
+ * @min_cwnd: fewest segments TCP's window may hold
  */
 struct smartt_cc_cfg {
 	struct rcu_head rcu;
@@ -72,19 +75,24 @@ struct smartt_cc_cfg {
 	u32 link_mbps;
 	u32 base_rtt_ns;
 	u32 start;
+	u32 min_cwnd;
 };
 
 /**
- * struct smartt_cc_sock - glue state of one flow, after the core state
+ * struct smartt_cc_sock - glue state of one flow, first in the private
+ * state of both congestion controls (so that the hooks that need only it
+ * are shared: smartt_cc_cwnd_event())
  * @prior_rcv_nxt: receiver: rcv_nxt when the CE state last changed
+ * @rate_mbps: measured link-rate estimate (max delivery rate), Mbit/s
  * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
  *	delivers 65536 packets, so 16-bit deltas are exact)
- * @rate_mbps: measured link-rate estimate (max delivery rate), Mbit/s
+ * @base_known: a data ACK's RTT sample replaced the handshake's base RTT
  */
 struct smartt_cc_sock {
 	u32 prior_rcv_nxt;
+	u32 rate_mbps;
 	u16 prior_ce;
-	u16 rate_mbps;
+	u8 base_known;
 };
 
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);
@@ -105,9 +113,14 @@ void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 			   const struct rate_sample *rs);
 u32 smartt_cc_rtt_sample(const struct rate_sample *rs);
 u32 smartt_cc_windowed_min_rtt(const struct sock *sk);
-void smartt_cc_apply(struct sock *sk, u64 cwnd, u32 base_rtt);
-void smartt_cc_ecn_event(struct sock *sk, struct smartt_cc_sock *g,
-			 enum tcp_ca_event ev);
+u32 smartt_cc_base_rtt(const struct sock *sk, struct smartt_cc_sock *g,
+		       bool learn, u32 rtt, u32 base);
+u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
+			u64 cwnd);
+void smartt_cc_apply(struct sock *sk, const struct smartt_cc_cfg *cfg, u64 cwnd,
+		     u32 base_rtt);
+u32 smartt_cc_ssthresh(struct sock *sk);
+void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev);
 size_t smartt_cc_get_info(struct sock *sk, u32 ext, int *attr,
 			  union tcp_cc_info *info, u32 base_rtt);
 

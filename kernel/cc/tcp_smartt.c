@@ -21,12 +21,12 @@
 
 /**
  * struct smartt_tcp - private state of one smartt flow
+ * @g: glue state (first: the shared hooks of cc_glue.c find it there)
  * @s: core state
- * @g: glue state
  */
 struct smartt_tcp {
-	struct smartt_state s;
 	struct smartt_cc_sock g;
+	struct smartt_state s;
 };
 
 static void smartt_tcp_trace(struct sock *sk, u8 ev, u32 rules, u64 before,
@@ -57,22 +57,22 @@ static void smartt_tcp_init(struct sock *sk)
 	/* start from the handshake's RTT, within the bounds it implies */
 	ca->s.base_rtt = rtt0;
 	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, smartt_maxwnd(p, rtt0));
-	smartt_cc_apply(sk, ca->s.cwnd, rtt0);
+	smartt_cc_apply(sk, cfg, ca->s.cwnd, rtt0);
 	smartt_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
 	rcu_read_unlock();
 }
 
-/* Raise the core's base RTT to the kernel's windowed minimum once it expired. */
-static void smartt_tcp_window_base(struct sock *sk, struct smartt_tcp *ca,
-				   const struct smartt_params *p)
+/* The glue's base-RTT rules (smartt_cc_base_rtt()), cwnd within the bounds. */
+static void smartt_tcp_base(struct sock *sk, struct smartt_tcp *ca,
+			    const struct smartt_params *p, u32 rtt)
 {
-	u32 wmin;
+	u32 base = smartt_cc_base_rtt(sk, &ca->g, p->k.learn_base_rtt, rtt,
+				      ca->s.base_rtt);
 
-	if (!p->k.learn_base_rtt)
+	if (base == ca->s.base_rtt)
 		return;
-	wmin = smartt_cc_windowed_min_rtt(sk);
-	if (wmin > ca->s.base_rtt)
-		ca->s.base_rtt = wmin;
+	ca->s.base_rtt = base;
+	ca->s.cwnd = min(ca->s.cwnd, smartt_maxwnd(p, base));
 }
 
 static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
@@ -94,11 +94,11 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	if (!cfg->link_mbps)
 		smartt_cc_rate_update(sk, &ca->g, rs);
 	p = smartt_cc_smartt_params(cfg, &ca->g, &tmp);
-	smartt_tcp_window_base(sk, ca, p);
+	e.rtt = smartt_cc_rtt_sample(rs);
+	smartt_tcp_base(sk, ca, p, e.rtt);
 	ce = smartt_cc_ce_pkts(sk, &ca->g);
 	acked = rs->acked_sacked;
 	e.now = smartt_cc_now(sk);
-	e.rtt = smartt_cc_rtt_sample(rs);
 	e.in_flight = smartt_cc_in_flight(sk);
 
 	if (rs->losses > 0) {
@@ -130,7 +130,7 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 					 ca, e.rtt, e.bytes, 0);
 		}
 	}
-	smartt_cc_apply(sk, ca->s.cwnd, ca->s.base_rtt);
+	smartt_cc_apply(sk, cfg, ca->s.cwnd, ca->s.base_rtt);
 	rcu_read_unlock();
 }
 
@@ -195,22 +195,9 @@ static u32 smartt_tcp_undo_cwnd(struct sock *sk)
 	ca->s.cwnd = clamp_t(u64, w, p->k.mtu, smartt_maxwnd(p, ca->s.base_rtt));
 	ca->s.bytes_ignored = ca->s.bytes_to_ignore;
 	smartt_tcp_trace(sk, SMARTT_CC_EV_UNDO, 0, before, ca, 0, 0, 0);
+	w = smartt_cc_cwnd_pkts(sk, cfg, ca->s.cwnd);
 	rcu_read_unlock();
-	return max_t(u32, div_u64(ca->s.cwnd, max_t(u32, tp->mss_cache, 1)), 1);
-}
-
-/* Informational only: cong_control owns the window. */
-static u32 smartt_tcp_ssthresh(struct sock *sk)
-{
-	return max(tcp_snd_cwnd(tcp_sk(sk)), 2U);
-}
-
-static void smartt_tcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct smartt_tcp *ca = inet_csk_ca(sk);
-
-	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
-		smartt_cc_ecn_event(sk, &ca->g, ev);
+	return w;
 }
 
 static size_t smartt_tcp_get_info(struct sock *sk, u32 ext, int *attr,
@@ -225,10 +212,10 @@ static struct tcp_congestion_ops smartt_tcp_ops __read_mostly = {
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.init		= smartt_tcp_init,
 	.cong_control	= smartt_tcp_cong_control,
-	.ssthresh	= smartt_tcp_ssthresh,
+	.ssthresh	= smartt_cc_ssthresh,
 	.undo_cwnd	= smartt_tcp_undo_cwnd,
 	.set_state	= smartt_tcp_set_state,
-	.cwnd_event	= smartt_tcp_cwnd_event,
+	.cwnd_event	= smartt_cc_cwnd_event,
 	.get_info	= smartt_tcp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "smartt",

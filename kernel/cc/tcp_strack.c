@@ -20,12 +20,12 @@
 
 /**
  * struct strack_tcp - private state of one strack flow
+ * @g: glue state (first: the shared hooks of cc_glue.c find it there)
  * @s: core state
- * @g: glue state
  */
 struct strack_tcp {
-	struct strack_state s;
 	struct smartt_cc_sock g;
+	struct strack_state s;
 };
 
 static void strack_tcp_trace(struct sock *sk, u8 ev, u32 rules, u64 before,
@@ -55,7 +55,7 @@ static void strack_tcp_init(struct sock *sk)
 	strack_init(&ca->s, p, cwnd);
 	ca->s.base_rtt = rtt0;
 	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
-	smartt_cc_apply(sk, ca->s.cwnd, rtt0);
+	smartt_cc_apply(sk, cfg, ca->s.cwnd, rtt0);
 	strack_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
 	rcu_read_unlock();
 }
@@ -67,7 +67,7 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	const struct smartt_cc_cfg *cfg;
 	const struct strack_params *p;
 	struct strack_params tmp;
-	u32 mss = tp->mss_cache, ce, acked, rules, rtt, wmin, bytes;
+	u32 mss = tp->mss_cache, ce, acked, rules, rtt, base, bytes;
 	u64 before, now;
 
 	/* tcp_ack() of the handshake runs before init(): nothing to do */
@@ -78,14 +78,16 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	if (!cfg->link_mbps)
 		smartt_cc_rate_update(sk, &ca->g, rs);
 	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	/* base RTT: the kernel's windowed minimum once the core's expired */
-	wmin = p->k.learn_base_rtt ? smartt_cc_windowed_min_rtt(sk) : 0;
-	if (wmin > ca->s.base_rtt)
-		ca->s.base_rtt = wmin;
+	rtt = smartt_cc_rtt_sample(rs);
+	base = smartt_cc_base_rtt(sk, &ca->g, p->k.learn_base_rtt, rtt,
+				  ca->s.base_rtt);
+	if (base != ca->s.base_rtt) {
+		ca->s.base_rtt = base;
+		ca->s.cwnd = min(ca->s.cwnd, strack_maxwnd(p, base));
+	}
 	ce = smartt_cc_ce_pkts(sk, &ca->g);
 	acked = rs->acked_sacked;
 	now = smartt_cc_now(sk);
-	rtt = smartt_cc_rtt_sample(rs);
 
 	if (rs->losses > 0)
 		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, 0, ca->s.cwnd, ca, rtt,
@@ -108,7 +110,7 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 					 ca, rtt, bytes, 0);
 		}
 	}
-	smartt_cc_apply(sk, ca->s.cwnd, ca->s.base_rtt);
+	smartt_cc_apply(sk, cfg, ca->s.cwnd, ca->s.base_rtt);
 	rcu_read_unlock();
 }
 
@@ -138,25 +140,14 @@ static void strack_tcp_set_state(struct sock *sk, u8 new_state)
 static u32 strack_tcp_undo_cwnd(struct sock *sk)
 {
 	struct strack_tcp *ca = inet_csk_ca(sk);
-	struct tcp_sock *tp = tcp_sk(sk);
+	u32 w;
 
 	if (!inet_csk(sk)->icsk_ca_initialized)
-		return tcp_snd_cwnd(tp);
-	return max_t(u32, div_u64(ca->s.cwnd, max_t(u32, tp->mss_cache, 1)), 1);
-}
-
-/* Informational only: cong_control owns the window. */
-static u32 strack_tcp_ssthresh(struct sock *sk)
-{
-	return max(tcp_snd_cwnd(tcp_sk(sk)), 2U);
-}
-
-static void strack_tcp_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
-{
-	struct strack_tcp *ca = inet_csk_ca(sk);
-
-	if (ev == CA_EVENT_ECN_IS_CE || ev == CA_EVENT_ECN_NO_CE)
-		smartt_cc_ecn_event(sk, &ca->g, ev);
+		return tcp_snd_cwnd(tcp_sk(sk));
+	rcu_read_lock();
+	w = smartt_cc_cwnd_pkts(sk, smartt_cc_cfg_get(sk), ca->s.cwnd);
+	rcu_read_unlock();
+	return w;
 }
 
 static size_t strack_tcp_get_info(struct sock *sk, u32 ext, int *attr,
@@ -171,10 +162,10 @@ static struct tcp_congestion_ops strack_tcp_ops __read_mostly = {
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.init		= strack_tcp_init,
 	.cong_control	= strack_tcp_cong_control,
-	.ssthresh	= strack_tcp_ssthresh,
+	.ssthresh	= smartt_cc_ssthresh,
 	.undo_cwnd	= strack_tcp_undo_cwnd,
 	.set_state	= strack_tcp_set_state,
-	.cwnd_event	= strack_tcp_cwnd_event,
+	.cwnd_event	= smartt_cc_cwnd_event,
 	.get_info	= strack_tcp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "strack",
