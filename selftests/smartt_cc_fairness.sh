@@ -30,6 +30,8 @@ MEAS=${CC_FAIR_MEAS:-10}
 JAIN_MIN=${CC_FAIR_JAIN:-0.95}
 DELAY=${CC_FAIR_DELAY:-4ms}	# per link
 BUF=${CC_FAIR_BUFFER:-64k}	# per port, ~1.3 BDP intra-leaf
+# CC_FAIR_SYSCTLS: extra net.smartt.* settings for every host, e.g.
+# "net.smartt.tcp_smartt_profile=nscc"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; fabric_cleanup' EXIT
 
@@ -38,8 +40,9 @@ trap 'rm -rf "$tmp"; fabric_cleanup' EXIT
 hosts_setup() {
 	local h
 	for h in "$@"; do
+		# shellcheck disable=SC2086 # CC_FAIR_SYSCTLS: more name=value words
 		ip netns exec "$(host_field "$h" ns)" sysctl -qw net.ipv4.tcp_ecn=1 \
-			net.smartt.tcp_link_mbps="$RATE" || return 1
+			net.smartt.tcp_link_mbps="$RATE" ${CC_FAIR_SYSCTLS:-} || return 1
 	done
 }
 

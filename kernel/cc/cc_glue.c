@@ -345,6 +345,7 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
 	g->prior_rcv_nxt = tp->rcv_nxt;
 	g->rate_mbps = 0;
 	g->base_known = 0;
+	g->ce_state = 0;
 	if (!cfg->link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
 
@@ -512,15 +513,20 @@ static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
  * On a change of the CE state of arriving data, first send a delayed ACK
  * (if one is pending) with the old state for the old data, then ACK at
  * once, so that every ACK's ECE echoes the CE marks of exactly the packets
- * it acknowledges.  The state is kept in TCP_ECN_DEMAND_CWR (ECE on).  This
- * runs in the receiver's congestion control: both ends must run an
- * ECN-aware one (smartt, strack or dctcp) for the echo to be per packet.
+ * it acknowledges.  ECE follows TCP_ECN_DEMAND_CWR; the state itself is
+ * g->ce_state, as in tcp_dctcp.h, because a CWR from the sender clears
+ * TCP_ECN_DEMAND_CWR just before the next packet's CE event: read back
+ * from there, every CWR looked like a state change and sent an extra ACK
+ * without ECE for CE-marked data (smartt_cc_rules.sh, "marking forced
+ * on", saw 944 of 2026 ACK events unmarked).  This runs in the receiver's
+ * congestion control: both ends must run an ECN-aware one (smartt, strack
+ * or dctcp) for the echo to be per packet.
  */
 void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct smartt_cc_sock *g = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 old = !!(tp->ecn_flags & TCP_ECN_DEMAND_CWR);
+	u32 old = g->ce_state;
 	u32 new = ev == CA_EVENT_ECN_IS_CE;
 
 	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
@@ -533,6 +539,7 @@ void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
 	g->prior_rcv_nxt = tp->rcv_nxt;
+	g->ce_state = new;
 	smartt_cc_ece_ack_cwr(sk, new);
 }
 

@@ -87,12 +87,15 @@ struct smartt_cc_cfg {
  * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
  *	delivers 65536 packets, so 16-bit deltas are exact)
  * @base_known: a data ACK's RTT sample replaced the handshake's base RTT
+ * @ce_state: receiver: CE mark of the last data packet (not
+ *	TCP_ECN_DEMAND_CWR, which a CWR from the sender clears)
  */
 struct smartt_cc_sock {
 	u32 prior_rcv_nxt;
 	u32 rate_mbps;
 	u16 prior_ce;
 	u8 base_known;
+	u8 ce_state;
 };
 
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);
