@@ -326,8 +326,9 @@ static struct smartt_peer *smartt_peer_of(struct sock *sk, const struct sk_buff 
 	return NULL;
 }
 
-/* A PSN was acknowledged; false if it already was. */
-static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn)
+/* A PSN was acknowledged; false if it already was.  Adds its bytes. */
+static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
+			     u64 *bytes)
 {
 	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 
@@ -342,6 +343,7 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn)
 		return false;
 	}
 	s->state = SMARTT_SEG_FREE;
+	*bytes += s->len;
 	smartt_msg_acked(sk, s->msg);
 	return true;
 }
@@ -351,7 +353,9 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	const struct smartt_hdr *h = smartt_hdr_of(skb);
 	const struct smartt_ack_ext *a = (const void *)(h + 1);
 	struct net *net = sock_net(sk);
-	u64 cum, psn, echo, p, highest = 0, limit, now;
+	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0;
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u32 nacked_len = 0;
 	struct smartt_peer *peer;
 	bool progress = false, nack;
 	unsigned int i;
@@ -370,11 +374,13 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 
 	now = ktime_get_ns();
 	echo = be64_to_cpu(a->echo_tx_time);
-	if (echo && echo <= now)
-		smartt_rtt_sample(peer, now - echo);
+	if (echo && echo <= now) {
+		rtt = now - echo;
+		smartt_rtt_sample(peer, rtt);
+	}
 
 	for (p = peer->snd_una; p < cum; p++)
-		progress |= smartt_seg_acked(sk, peer, p);
+		progress |= smartt_seg_acked(sk, peer, p, &acked);
 	if (cum > peer->snd_una)
 		peer->snd_una = cum;
 	for (i = 0; i + 1 < SMARTT_WIN; i++) {
@@ -383,7 +389,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			break;
 		if (!(be64_to_cpu(a->sack[i / 64]) & (1ULL << (i % 64))))
 			continue;
-		progress |= smartt_seg_acked(sk, peer, p);
+		progress |= smartt_seg_acked(sk, peer, p, &acked);
 		highest = p;
 	}
 	while (peer->snd_una < peer->snd_nxt &&
@@ -412,6 +418,8 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			continue;
 		if (!nacked)
 			smartt_stat_inc(net, SMARTT_STAT_FAST_RETRANSMITS);
+		else
+			nacked_len = max_t(u32, s->len, 1);
 		s->state = SMARTT_SEG_LOST;
 		peer->in_flight -= s->len;
 		peer->lost++;
@@ -419,6 +427,21 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	if (progress) {
 		peer->last_progress = now;
 		peer->rto_at = 0;
+	}
+	if (ssk->sp && (acked || nacked_len)) {
+		struct smartt_event ev = {
+			.now = now,
+			.rtt = min_t(u64, rtt, U32_MAX),
+			.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX),
+			.in_flight = peer->in_flight,
+			.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO),
+		};
+
+		if (nacked_len)
+			smartt_on_nack(&peer->ss, ssk->sp, &ev);
+		else
+			smartt_on_ack(&peer->ss, ssk->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
 	}
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))

@@ -469,6 +469,16 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 	}
 	peer->rtos++;
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RTOS);
+	if (smartt_sk(sk)->sp) {
+		struct smartt_event ev = {
+			.now = now,
+			.bytes = peer->mss,
+			.in_flight = peer->in_flight,
+		};
+
+		smartt_on_timeout(&peer->ss, smartt_sk(sk)->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
+	}
 	peer->rto_ns = min_t(u64, peer->rto_ns * 2, SMARTT_RTO_MAX_NS);
 	peer->rto_at = 0;
 	smartt_push(sk, peer);

@@ -17,6 +17,7 @@
 #include <net/protocol.h>
 #include <net/route.h>
 
+#include "cc/cc_glue.h"
 #include "smartt.h"
 #include "transport/transport.h"
 
@@ -184,6 +185,17 @@ static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smart
 	return ssk->window ? ssk->window : (u64)p->mss * SMARTT_WINDOW_SEGS;
 }
 
+/* (Re)start the peer's congestion control: the core's initial window. */
+static void smartt_peer_cc_init(struct smartt_sock *ssk, struct smartt_peer *p)
+{
+	if (ssk->sp) {
+		smartt_init(&p->ss, ssk->sp, 0);
+		p->cwnd = p->ss.cwnd;
+	} else {
+		p->cwnd = smartt_default_cwnd(ssk, p);
+	}
+}
+
 static void smartt_peer_tx_init(struct smartt_peer *p)
 {
 	do {
@@ -249,7 +261,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 		dst_cache_destroy(&p->dst_cache);
 		goto fail;
 	}
-	p->cwnd = smartt_default_cwnd(ssk, p);
+	smartt_peer_cc_init(ssk, p);
 	list_add_tail(&p->node, &ssk->peers);
 	ssk->npeers++;
 	return p;
@@ -330,7 +342,7 @@ void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err)
 	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
 		smartt_msg_done(sk, m, err);
 	smartt_peer_tx_init(peer);
-	peer->cwnd = smartt_default_cwnd(smartt_sk(sk), peer);
+	smartt_peer_cc_init(smartt_sk(sk), peer);
 	smartt_write_space(sk);
 }
 
@@ -555,6 +567,68 @@ out:
 	return err;
 }
 
+/*
+ * SMaRTT parameters for a socket: the profile's rules and gains, the
+ * fabric's description (link rate, RTTs, MTU) from the netns's
+ * net.smartt.tcp_* configuration.
+ */
+static int smartt_cc_params(struct sock *sk, int profile, struct smartt_params *sp)
+{
+	struct smartt_knobs k = smartt_profiles[profile];
+	const struct smartt_cc_cfg *cfg;
+
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	k.link_mbps = cfg->sp.k.link_mbps;
+	k.base_rtt = cfg->sp.k.base_rtt;
+	k.network_rtt = cfg->sp.k.network_rtt;
+	k.learn_base_rtt = cfg->sp.k.learn_base_rtt;
+	k.mtu = cfg->sp.k.mtu;
+	rcu_read_unlock();
+	return smartt_params_init(sp, &k) ? -EINVAL : 0;
+}
+
+static int smartt_set_cc(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	char name[SMARTT_CC_NAME_MAX] = {};
+	struct smartt_params *sp = NULL, *old;
+	struct smartt_peer *p;
+	int profile = SMARTT_CC_NONE;
+
+	if (!optlen || optlen > sizeof(name))
+		return -EINVAL;
+	if (copy_from_sockptr(name, optval, optlen))
+		return -EFAULT;
+	name[sizeof(name) - 1] = 0;
+	if (strcmp(name, "none")) {
+		int err;
+
+		profile = smartt_profile_by_name(name);
+		if (profile < 0)
+			return -EINVAL;
+		sp = kmalloc(sizeof(*sp), GFP_KERNEL);
+		if (!sp)
+			return -ENOMEM;
+		err = smartt_cc_params(sk, profile, sp);
+		if (err) {
+			kfree(sp);
+			return err;
+		}
+	}
+	lock_sock(sk);
+	old = ssk->sp;
+	ssk->sp = sp;
+	ssk->cc = profile;
+	list_for_each_entry(p, &ssk->peers, node) {
+		smartt_peer_cc_init(ssk, p);
+		smartt_push(sk, p);
+	}
+	release_sock(sk);
+	kfree(old);
+	return 0;
+}
+
 static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			     sockptr_t optval, unsigned int optlen)
 {
@@ -565,22 +639,8 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 
 	if (level != SOL_SMARTT)
 		return -ENOPROTOOPT;
-	if (optname == SMARTT_CC) {
-		char name[SMARTT_CC_NAME_MAX] = {};
-
-		if (!optlen || optlen > sizeof(name))
-			return -EINVAL;
-		if (copy_from_sockptr(name, optval, optlen))
-			return -EFAULT;
-		name[sizeof(name) - 1] = 0;
-		/* Only the fixed window for now (smartt(7), BUGS). */
-		if (strcmp(name, "none"))
-			return -EINVAL;
-		lock_sock(sk);
-		ssk->cc = SMARTT_CC_NONE;
-		release_sock(sk);
-		return 0;
-	}
+	if (optname == SMARTT_CC)
+		return smartt_set_cc(sk, optval, optlen);
 	if (optlen < sizeof(val))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -605,6 +665,8 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			break;
 		}
 		ssk->window = val;
+		if (ssk->sp)
+			break;
 		list_for_each_entry(p, &ssk->peers, node) {
 			p->cwnd = val;
 			smartt_push(sk, p);
@@ -663,7 +725,8 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 		return -EINVAL;
 	switch (optname) {
 	case SMARTT_CC: {
-		const char *name = "none";
+		int cc = READ_ONCE(ssk->cc);
+		const char *name = cc < 0 ? "none" : smartt_profile_names[cc];
 
 		len = min_t(int, len, strlen(name) + 1);
 		if (put_user(len, optlen) || copy_to_user(optval, name, len))
@@ -736,6 +799,8 @@ static void smartt_close(struct sock *sk, long timeout)
 	smartt_unhash(sk);
 	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
 		smartt_peer_free(sk, p);
+	kfree(ssk->sp);
+	ssk->sp = NULL;
 	release_sock(sk);
 	/* The timer sees ->closing and never re-arms. */
 	sk_stop_timer_sync(sk, &ssk->timer);

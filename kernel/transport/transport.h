@@ -24,6 +24,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "algo/smartt.h"
 #include "transport/wire.h"
 
 #if !IS_ENABLED(CONFIG_IPV6)
@@ -51,10 +52,8 @@
 /* Default window of cc "none", in segments. */
 #define SMARTT_WINDOW_SEGS	64
 
-enum smartt_cc_id {
-	SMARTT_CC_NONE = 0,
-	SMARTT_CC_SMARTT = 1,
-};
+/* &struct smartt_sock.cc: a fixed window, or a SMaRTT profile. */
+#define SMARTT_CC_NONE		(-1)
 
 /**
  * union smartt_addr - a peer's IP address
@@ -171,6 +170,7 @@ struct smartt_rx_msg {
  * @rcv_bytes: payload bytes accepted from @rx_epoch
  * @rx_msgs: messages being reassembled
  * @rx_reserved: bytes still missing of the messages being reassembled
+ * @ss: SMaRTT core state (congestion controls other than "none")
  */
 struct smartt_peer {
 	struct list_head node;
@@ -203,6 +203,7 @@ struct smartt_peer {
 	u64 rcv_bytes;
 	struct list_head rx_msgs;
 	u64 rx_reserved;
+	struct smartt_state ss;
 };
 
 /**
@@ -215,8 +216,9 @@ struct smartt_peer {
  * @npeers: entries in @peers
  * @msg_max: SMARTT_MSG_MAX
  * @timeout_ns: SMARTT_TIMEOUT_MS in ns
- * @cc: &enum smartt_cc_id
+ * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
  * @window: window of cc "none", bytes (0: SMARTT_WINDOW_SEGS segments)
+ * @sp: SMaRTT core parameters (NULL for "none")
  * @tx_queued: bytes of messages queued and not yet acknowledged
  * @rx_reserved: sum of the peers' rx_reserved
  * @timer: retransmission / timeout timer
@@ -231,8 +233,9 @@ struct smartt_sock {
 	u32 npeers;
 	u32 msg_max;
 	u64 timeout_ns;
-	u8 cc;
+	s8 cc;
 	u32 window;
+	struct smartt_params *sp;
 	u64 tx_queued;
 	u64 rx_reserved;
 	struct timer_list timer;

@@ -146,7 +146,10 @@ struct smartt_hdr {
 #define SMARTT_MSG_MAX		1
 /** SMARTT_TIMEOUT_MS - a peer that acknowledges nothing for this long fails. */
 #define SMARTT_TIMEOUT_MS	2
-/** SMARTT_CC - congestion control, a string: "none" (fixed window) or "smartt". */
+/**
+ * SMARTT_CC - congestion control, a string: "none" (fixed window) or a
+ * SMaRTT profile, "smartt", "smartt-2024" or "nscc".
+ */
 #define SMARTT_CC		3
 /** SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments). */
 #define SMARTT_WINDOW		4
