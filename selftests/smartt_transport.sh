@@ -6,7 +6,8 @@
 # harness, exact errnos), messages of 1 byte to 3 MB over IPv4 and IPv6
 # checked byte for byte and exactly once, malformed packets counted,
 # module unload refused while a socket is open, netns teardown with data in
-# flight.  The runner checks dmesg afterwards.
+# flight; the same over a lossy, duplicating, reordering link (netem).
+# The runner checks dmesg afterwards.
 source "$(dirname "$0")/lib.sh"
 
 require_root
@@ -14,6 +15,9 @@ require_cmd ip python3 modprobe
 
 bin=$SMARTT_TOP/build/selftests/smartt_transport_test
 [ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
+
+# Timings go to the log even when check captures a command's output.
+exec 3>&1
 
 a=smartt-tr-a-$$
 b=smartt-tr-b-$$
@@ -63,7 +67,7 @@ transfer() {
 	ip netns exec "$a" env SMARTT_CC="$cc" "$bin" send "$fam" "$dst" "$port" $sizes || { kill $rpid; wait $rpid; cat "$out"; rm -f "$out"; return 1; }
 	wait $rpid
 	rc=$?
-	echo "$(( ($(date +%s%N) - t0) / 1000000 )) ms"
+	echo "# transfer $fam $cc: $(( ($(date +%s%N) - t0) / 1000000 )) ms, rc $rc" >&3
 	cat "$out"
 	rm -f "$out"
 	return $rc
@@ -71,6 +75,29 @@ transfer() {
 check "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
 check "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
 check "IPv4 with congestion control smartt: the same messages" transfer 4 198.18.0.2 5004 smartt
+
+# lossy PORT CC: the same messages over a lossy, reordering, duplicating
+# link (netem on both veth ends), IPv4; skipped without sch_netem.
+lossy() {
+	local rc
+	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% &&
+	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% || return 1
+	sizes="1 1352 1353 65536 100000 500000" transfer 4 198.18.0.2 "$1" "$2"
+	rc=$?
+	ip netns exec "$a" tc qdisc del dev veth-a root
+	ip netns exec "$b" tc qdisc del dev veth-b root
+	return $rc
+}
+if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
+	check "3% loss, 2% duplicates, reordering: delivered exactly once" lossy 5006 none
+	check "the same with congestion control smartt" lossy 5007 smartt
+	check "losses were repaired (retransmits counted)" \
+		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
+else
+	ktap_result SKIP "lossy link" "no sch_netem or tc"
+fi
 
 stat_b() { # stat_b NAME
 	ip netns exec "$b" awk -v n="$1" '$1 == n { print $2 }' /proc/net/smartt_stats

@@ -11,7 +11,7 @@
  *	every byte, print "ok N bytes".
  *   smartt_transport_test send 4|6 ADDR PORT SIZE...
  *	send one message of each SIZE with a cookie, wait for every
- *	completion (status 0), print "ok".
+ *	completion (status 0), print "ok".  $SMARTT_CC: congestion control.
  *   smartt_transport_test inject 4|6 ADDR
  *	send malformed packets to ADDR's UDP port 4793, print their number.
  *
@@ -240,10 +240,20 @@ TEST_F(api, sockopts_einval)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "bogus", 5));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "none", 4));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "strack", 6));
+	EXPECT_EQ(EINVAL, errno);
 	len = sizeof(name);
 	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
 	EXPECT_STREQ("none", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "nscc", 4));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("nscc", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "smartt", 7));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("smartt", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "none", 4));
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, 999, &v, sizeof(v)));
 	EXPECT_EQ(ENOPROTOOPT, errno);
 	/* Nothing changed. */
@@ -424,6 +434,70 @@ TEST_F(api, etimedout_eagain)
 	close(tx);
 }
 
+/* Send one message of @n bytes from @tx to @to and receive it on @rx. */
+static int one_message(int tx, int rx, const struct sockaddr_storage *to, socklen_t tolen,
+		       size_t n)
+{
+	static unsigned char b[70000], r[70000];
+	struct timeval tv = { .tv_sec = 10 };
+
+	fill(b, n);
+	setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(tx, b, n, 0, (const struct sockaddr *)to, tolen) != (ssize_t)n)
+		return -1;
+	if (recv(rx, r, sizeof(r), 0) != (ssize_t)n)
+		return -1;
+	return check(r, n);
+}
+
+TEST_F(api, peer_restarts)
+{
+	struct sockaddr_storage to, txa;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4700, &to);
+	socklen_t txlen = mkaddr(self->fam, self->lo, 4701, &txa);
+	struct smartt_peer_info pi = {};
+	socklen_t pilen = sizeof(pi);
+	int tx = smartt_socket(self->fam, 4701), rx = smartt_socket(self->fam, 4700);
+	int i;
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 60000 + i));
+	/* The peer's state as the application sees it. */
+	memcpy(pi.addr, &to, tolen);
+	ASSERT_EQ(0, getsockopt(tx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(sizeof(pi), pilen);
+	EXPECT_GT(pi.snd_nxt, 5ULL);
+	EXPECT_EQ(pi.snd_una, pi.snd_nxt);
+	EXPECT_GT(pi.mss, 1000U);
+	EXPECT_GT(pi.srtt_us, 0U);
+	EXPECT_EQ(0ULL, pi.in_flight);
+	/* The receiver restarts: a new socket knows nothing of the sender. */
+	close(rx);
+	rx = smartt_socket(self->fam, 4700);
+	ASSERT_GE(rx, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 1000 + i));
+	/* The sender restarts: a new epoch from the same address and port. */
+	close(tx);
+	tx = smartt_socket(self->fam, 4701);
+	ASSERT_GE(tx, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 2000 + i));
+	/* And the other way round, to the restarted sender. */
+	ASSERT_EQ(0, one_message(rx, tx, &txa, txlen, 3000));
+	memcpy(pi.addr, &txa, txlen);
+	pilen = sizeof(pi);
+	EXPECT_EQ(0, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	memcpy(pi.addr, &txa, txlen);
+	((struct sockaddr_in *)pi.addr)->sin_port = htons(4799);
+	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+	close(tx);
+	close(rx);
+}
+
 /* Raw UDP at the port: each packet must be counted as malformed. */
 struct smartt_bad {
 	const char *what;
@@ -596,6 +670,12 @@ static int tool_send(int fam, const char *ip, int port, int nsz, char **sz)
 		return 1;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+	if (getenv("SMARTT_CC") &&
+	    setsockopt(fd, SOL_SMARTT, SMARTT_CC, getenv("SMARTT_CC"),
+		       strlen(getenv("SMARTT_CC")) + 1)) {
+		perror("SMARTT_CC");
+		return 1;
+	}
 	for (i = 0; i < nsz; i++) {
 		size_t n = strtoull(sz[i], NULL, 0);
 

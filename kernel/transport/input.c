@@ -332,6 +332,9 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
 {
 	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 
+	/* A late ACK may name a PSN whose slot a newer PSN now uses. */
+	if (psn < peer->snd_una || s->psn != psn)
+		return false;
 	switch (s->state) {
 	case SMARTT_SEG_INFLIGHT:
 		peer->in_flight -= s->len;

@@ -303,6 +303,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		if (peer->in_flight && peer->in_flight + len > peer->cwnd)
 			break;
 		s = &peer->win[peer->snd_nxt % SMARTT_WIN];
+		s->psn = peer->snd_nxt;
 		s->msg = m;
 		s->seg = m->next_seg++;
 		s->len = len;

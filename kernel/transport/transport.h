@@ -76,6 +76,7 @@ struct smartt_tx_msg;
 
 /**
  * struct smartt_txseg - one PSN slot of the sender's window
+ * @psn: the PSN using the slot (slots are reused every %SMARTT_WIN PSNs)
  * @msg: message the segment belongs to
  * @seg: segment index in @msg
  * @len: payload bytes
@@ -83,6 +84,7 @@ struct smartt_tx_msg;
  * @sent_ns: last (re)transmission time
  */
 struct smartt_txseg {
+	u64 psn;
 	struct smartt_tx_msg *msg;
 	u32 seg;
 	u16 len;

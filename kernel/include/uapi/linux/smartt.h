@@ -214,6 +214,7 @@ struct smartt_completion {
  * @mss: payload bytes per packet.
  * @tx_msgs: messages queued and not yet acknowledged.
  * @rx_msgs: messages being reassembled.
+ * @reserved: zero.
  * @snd_una: lowest unacknowledged packet sequence number.
  * @snd_nxt: next packet sequence number.
  * @rcv_nxt: next expected packet sequence number from the peer.
