@@ -11,13 +11,21 @@
 source "$(dirname "$0")/lib.sh"
 
 require_root
-require_cmd ip python3 modprobe
+require_cmd ip modprobe
 
 bin=$SMARTT_TOP/build/selftests/smartt_transport_test
 [ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
 
 # Timings go to the log even when check captures a command's output.
 exec 3>&1
+t_start=$(date +%s%N)
+# tcheck DESCRIPTION COMMAND...: check, and log how long it took.
+tcheck() {
+	local t0
+	t0=$(date +%s%N)
+	check "$@"
+	echo "#   ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+}
 
 a=smartt-tr-a-$$
 b=smartt-tr-b-$$
@@ -26,10 +34,9 @@ autoload() {
 	if [ -e /sys/module/smartt ]; then
 		modprobe -r smartt || return 1
 	fi
-	python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM, 253).close()' &&
-		[ -e /sys/module/smartt ]
+	"$bin" open 6 && [ -e /sys/module/smartt ]
 }
-check "socket(AF_INET6, SOCK_DGRAM, IPPROTO_SMARTT) autoloads smartt" autoload
+tcheck "socket(AF_INET6, SOCK_DGRAM, IPPROTO_SMARTT) autoloads smartt" autoload
 modprobe smartt 2>/dev/null
 
 setup() {
@@ -45,9 +52,9 @@ setup() {
 # Not in check's subshell: netns_add must record the names for cleanup.
 setup_ok=true
 setup >/dev/null 2>&1 || setup_ok=false
-check "two netns hosts on a veth (198.18.0.0/24, 2001:2::/64)" $setup_ok
+tcheck "two netns hosts on a veth (198.18.0.0/24, 2001:2::/64)" $setup_ok
 
-check "API tests (kselftest harness, loopback v4 and v6)" \
+tcheck "API tests (kselftest harness, loopback v4 and v6)" \
 	ip netns exec "$a" env SMARTT_DEAD4=198.18.0.3 SMARTT_DEAD6=2001:2::3 "$bin"
 
 # Around the IPv6 and IPv4 segment sizes (1332, 1352 on a 1500 MTU).
@@ -72,9 +79,9 @@ transfer() {
 	rm -f "$out"
 	return $rc
 }
-check "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
-check "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
-check "IPv4 with congestion control smartt: the same messages" transfer 4 198.18.0.2 5004 smartt
+tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
+tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
+tcheck "IPv4 with congestion control smartt: the same messages" transfer 4 198.18.0.2 5004 smartt
 
 # lossy PORT CC: the same messages over a lossy, reordering, duplicating
 # link (netem on both veth ends), IPv4; skipped without sch_netem.
@@ -84,16 +91,16 @@ lossy() {
 		duplicate 2% reorder 25% 50% &&
 	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% || return 1
-	sizes="1 1352 1353 65536 100000 500000" transfer 4 198.18.0.2 "$1" "$2"
+	sizes="1 1353 65536 300000" transfer 4 198.18.0.2 "$1" "$2"
 	rc=$?
 	ip netns exec "$a" tc qdisc del dev veth-a root
 	ip netns exec "$b" tc qdisc del dev veth-b root
 	return $rc
 }
 if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
-	check "3% loss, 2% duplicates, reordering: delivered exactly once" lossy 5006 none
-	check "the same with congestion control smartt" lossy 5007 smartt
-	check "losses were repaired (retransmits counted)" \
+	tcheck "3% loss, 2% duplicates, reordering: delivered exactly once" lossy 5006 none
+	tcheck "the same with congestion control smartt" lossy 5007 smartt
+	tcheck "losses were repaired (retransmits counted)" \
 		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
 else
 	ktap_result SKIP "lossy link" "no sch_netem or tc"
@@ -104,18 +111,9 @@ stat_b() { # stat_b NAME
 }
 
 malformed() { # malformed FAMILY DST-ADDR
-	local before after n i hold out rc
-	# b's UDP port is open while b has a transport socket.
-	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv "$1" 5010 1 >"$out" 2>&1 &
-	hold=$!
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.1
-	done
-	rm -f "$out"
+	local before after n i
 	before=$(stat_b malformed)
-	n=$(ip netns exec "$a" "$bin" inject "$1" "$2") || { kill $hold; return 1; }
+	n=$(ip netns exec "$a" "$bin" inject "$1" "$2") || return 1
 	for i in $(seq 50); do
 		after=$(stat_b malformed)
 		[ "$after" -ge $((before + n)) ] && break
@@ -123,13 +121,46 @@ malformed() { # malformed FAMILY DST-ADDR
 	done
 	echo "malformed: $before -> $after after $n injected packets"
 	[ "$after" -eq $((before + n)) ]
-	rc=$?
-	kill $hold
-	wait $hold 2>/dev/null
-	return $rc
 }
-check "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.0.2
-check "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
+
+# fuzz FAMILY DST-ADDR: random packets at b's port while a transfer runs;
+# every one reaches the module and is dropped; the transfer is intact.
+fuzz() {
+	local before after n i hold out rc
+	before=$(stat_b rx_packets)
+	out=$(mktemp)
+	ip netns exec "$b" "$bin" recv "$1" 5011 1000000 >"$out" 2>&1 &
+	hold=$!
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.1
+	done
+	ip netns exec "$a" "$bin" send "$1" "$2" 5011 1000000 >/dev/null 2>&1 &
+	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 500 "$RANDOM") || n=-1
+	wait $hold
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	after=$(stat_b rx_packets)
+	echo "fuzz: $n random packets; b received $before -> $after packets"
+	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$after" -ge $((before + n)) ]
+}
+
+# b's UDP port is open while b has a transport socket: hold one.
+hold_out=$(mktemp)
+ip netns exec "$b" "$bin" recv 4 5010 1 >"$hold_out" 2>&1 &
+hold=$!
+for i in $(seq 100); do
+	grep -q listening "$hold_out" && break
+	sleep 0.1
+done
+rm -f "$hold_out"
+tcheck "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.0.2
+tcheck "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
+tcheck "500 random packets during a transfer: all dropped, transfer intact" \
+	fuzz 4 198.18.0.2
+kill $hold
+wait $hold 2>/dev/null
 
 stats_sane() {
 	local rx acks
@@ -138,22 +169,17 @@ stats_sane() {
 	echo "b delivered $rx messages, a received $acks ACKs"
 	[ "$rx" -ge 42 ] && [ "$acks" -gt 0 ]
 }
-check "/proc/net/smartt_stats counts messages and ACKs" stats_sane
+tcheck "/proc/net/smartt_stats counts messages and ACKs" stats_sane
 
 port_free() {
-	ip netns exec "$b" python3 -c 'import socket
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.bind(("0.0.0.0", 4793))'
+	ip netns exec "$b" "$bin" udpbind 4 4793
 }
-check "UDP port 4793 is free while the netns has no transport socket" port_free
+tcheck "UDP port 4793 is free while the netns has no transport socket" port_free
 
 unload_busy() {
 	local pid rc=0 out i
 	out=$(mktemp)
-	ip netns exec "$a" python3 -c 'import socket, time
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM, 253)
-print("open", flush=True)
-time.sleep(30)' >"$out" &
+	ip netns exec "$a" "$bin" hold 4 >"$out" &
 	pid=$!
 	for i in $(seq 100); do
 		grep -q open "$out" && break
@@ -168,27 +194,28 @@ time.sleep(30)' >"$out" &
 	wait "$pid" 2>/dev/null
 	return $rc
 }
-check "module unload is refused while a socket is open" unload_busy
+tcheck "module unload is refused while a socket is open" unload_busy
 
 teardown_inflight() {
 	ip netns exec "$b" "$bin" recv 4 5003 8388608 >/dev/null 2>&1 &
 	local rpid=$!
-	sleep 0.5
+	sleep 0.3
 	ip netns exec "$a" "$bin" send 4 198.18.0.2 5003 8388608 >/dev/null 2>&1 &
 	local spid=$!
-	sleep 1
+	sleep 0.7
 	kill "$rpid" "$spid" 2>/dev/null
 	wait "$rpid" "$spid" 2>/dev/null
 	netns_cleanup
 	# The netns are gone once their last socket closed.
 	! ip netns list | grep -q "smartt-tr-.-$$"
 }
-check "netns teardown with a message in flight" teardown_inflight
+tcheck "netns teardown with a message in flight" teardown_inflight
 
 unload() {
 	sleep 0.5
 	modprobe -r smartt && [ ! -e /sys/module/smartt ]
 }
-check "module unloads after the test" unload
+tcheck "module unloads after the test" unload
 
+echo "# total $(( ($(date +%s%N) - t_start) / 1000000 )) ms"
 ktap_exit

@@ -14,6 +14,14 @@
  *	completion (status 0), print "ok".  $SMARTT_CC: congestion control.
  *   smartt_transport_test inject 4|6 ADDR
  *	send malformed packets to ADDR's UDP port 4793, print their number.
+ *   smartt_transport_test open 4|6
+ *	create a transport socket and close it (autoloads the module).
+ *   smartt_transport_test hold 4|6
+ *	create a transport socket, print "open", keep it for 30 s.
+ *   smartt_transport_test udpbind 4|6 PORT
+ *	bind a plain UDP socket to PORT (is the port free?).
+ *   smartt_transport_test fuzz 4|6 ADDR N SEED
+ *	send N random packets to ADDR's UDP port 4793, print how many left.
  *
  * The content of a message of size n is byte j = (j * 131 + n * 7) & 0xff.
  */
@@ -577,6 +585,43 @@ static int inject(int fam, const char *ip)
 	return n;
 }
 
+/*
+ * @n random packets at the UDP port: half start with a valid magic and
+ * version and have a random type, header length and body, the rest are
+ * random bytes.  They must all be dropped, counted, and change nothing.
+ */
+static int fuzz(int fam, const char *ip, int n, unsigned int seed)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
+	unsigned char p[400];
+	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
+
+	if (fd < 0)
+		return -1;
+	srandom(seed);
+	for (i = 0; i < n; i++) {
+		size_t len = random() % sizeof(p), j;
+
+		for (j = 0; j < len; j++)
+			p[j] = random();
+		if (len >= 8 && (random() & 1)) {
+			p[0] = SMARTT_MAGIC >> 8;
+			p[1] = SMARTT_MAGIC & 0xff;
+			p[2] = SMARTT_WIRE_VERSION;
+			p[3] = 1 + random() % 7;
+			p[7] = (random() & 1) ? (unsigned char)((len + 7) / 8) :
+						 (unsigned char)(random() % 40);
+		}
+		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
+			sent++;
+		if (i % 50 == 49)
+			usleep(1000);
+	}
+	close(fd);
+	return sent;
+}
+
 TEST_F(api, malformed_counted)
 {
 	long long before = stat_of("malformed"), after = -1;
@@ -700,17 +745,61 @@ static int tool_send(int fam, const char *ip, int port, int nsz, char **sz)
 	return 0;
 }
 
+/* The small modes: open, hold, udpbind.  -1 if @argv is none of them. */
+static int tool_misc(int argc, char **argv, int fam)
+{
+	struct sockaddr_storage ss;
+	int fd;
+
+	if (!strcmp(argv[1], "open") || !strcmp(argv[1], "hold")) {
+		fd = smartt_socket(fam, -1);
+		if (fd < 0) {
+			perror("socket");
+			return 1;
+		}
+		if (argv[1][0] == 'h') {
+			printf("open\n");
+			fflush(stdout);
+			sleep(30);
+		}
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(argv[1], "udpbind") && argc == 4) {
+		socklen_t len = mkaddr(fam, NULL, atoi(argv[3]), &ss);
+
+		fd = socket(fam, SOCK_DGRAM, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len)) {
+			perror("udp bind");
+			return 1;
+		}
+		close(fd);
+		return 0;
+	}
+	return -1;
+}
+
 int main(int argc, char **argv)
 {
-	int fam;
+	int fam, rc;
+
+	if (argc >= 3) {
+		rc = tool_misc(argc, argv, argv[2][0] == '6' ? AF_INET6 : AF_INET);
+		if (rc >= 0)
+			return rc;
+	}
 
 	if (argc >= 3 && (!strcmp(argv[1], "recv") || !strcmp(argv[1], "send") ||
-			  !strcmp(argv[1], "inject"))) {
+			  !strcmp(argv[1], "inject") || !strcmp(argv[1], "fuzz"))) {
 		fam = argv[2][0] == '6' ? AF_INET6 : AF_INET;
 		if (!strcmp(argv[1], "recv") && argc >= 5)
 			return tool_recv(fam, atoi(argv[3]), argc - 4, argv + 4);
 		if (!strcmp(argv[1], "send") && argc >= 6)
 			return tool_send(fam, argv[3], atoi(argv[4]), argc - 5, argv + 5);
+		if (!strcmp(argv[1], "fuzz") && argc == 6) {
+			printf("%d\n", fuzz(fam, argv[3], atoi(argv[4]), atoi(argv[5])));
+			return 0;
+		}
 		if (!strcmp(argv[1], "inject") && argc == 4) {
 			printf("%d\n", inject(fam, argv[3]));
 			return 0;

@@ -351,12 +351,34 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	return true;
 }
 
+/*
+ * The fabric RTT from NIC timestamps (Documentation/protocol.rst): the
+ * sender-clock interval minus the receiver's turnaround.  0 when the ACK or
+ * the acknowledged packet was not stamped.
+ */
+static u64 smartt_fabric_rtt(const struct smartt_hdr *h)
+{
+	u16 both = SMARTT_F_TX_TS | SMARTT_F_RX_TS;
+	u64 ack_rx, ack_tx, echo_tx, echo_rx;
+
+	if ((ntohs(h->flags) & both) != both)
+		return 0;
+	ack_rx = be64_to_cpu(h->rx_ts_ns);
+	ack_tx = be64_to_cpu(h->tx_ts_ns);
+	echo_tx = be64_to_cpu(h->echo_tx_ts_ns);
+	echo_rx = be64_to_cpu(h->echo_rx_ts_ns);
+	if (!echo_tx || !echo_rx || ack_rx < echo_tx || ack_tx < echo_rx ||
+	    ack_rx - echo_tx < ack_tx - echo_rx)
+		return 0;
+	return (ack_rx - echo_tx) - (ack_tx - echo_rx);
+}
+
 static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct smartt_hdr *h = smartt_hdr_of(skb);
 	const struct smartt_ack_ext *a = (const void *)(h + 1);
 	struct net *net = sock_net(sk);
-	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0;
+	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
 	struct smartt_sock *ssk = smartt_sk(sk);
 	u32 nacked_len = 0;
 	struct smartt_peer *peer;
@@ -434,12 +456,14 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	if (ssk->sp && (acked || nacked_len)) {
 		struct smartt_event ev = {
 			.now = now,
-			.rtt = min_t(u64, rtt, U32_MAX),
 			.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX),
 			.in_flight = peer->in_flight,
 			.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO),
 		};
 
+		/* The core wants the fabric's RTT; the host's when unstamped. */
+		frtt = smartt_fabric_rtt(h);
+		ev.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
 		if (nacked_len)
 			smartt_on_nack(&peer->ss, ssk->sp, &ev);
 		else
