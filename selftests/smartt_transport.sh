@@ -81,10 +81,11 @@ transfer() {
 }
 tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
 tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
-tcheck "IPv4 with congestion control smartt: the same messages" transfer 4 198.18.0.2 5004 smartt
 
-# lossy PORT CC: the same messages over a lossy, reordering, duplicating
-# link (netem on both veth ends), IPv4; skipped without sch_netem.
+# lossy PORT CC: messages over a lossy, reordering, duplicating link
+# (netem on both veth ends), IPv4; skipped without sch_netem.  With cc
+# smartt the window reaches the PSN window, which a plain fixed window does
+# not: late ACKs then name PSNs whose slots were reused.
 lossy() {
 	local rc
 	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \
@@ -98,8 +99,8 @@ lossy() {
 	return $rc
 }
 if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
-	tcheck "3% loss, 2% duplicates, reordering: delivered exactly once" lossy 5006 none
-	tcheck "the same with congestion control smartt" lossy 5007 smartt
+	tcheck "cc smartt, 3% loss, 2% duplicates, reordering: delivered exactly once" \
+		lossy 5007 smartt
 	tcheck "losses were repaired (retransmits counted)" \
 		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
 else
@@ -129,14 +130,14 @@ fuzz() {
 	local before after n i hold out rc
 	before=$(stat_b rx_packets)
 	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv "$1" 5011 1000000 >"$out" 2>&1 &
+	ip netns exec "$b" "$bin" recv "$1" 5011 300000 >"$out" 2>&1 &
 	hold=$!
 	for i in $(seq 100); do
 		grep -q listening "$out" && break
 		sleep 0.1
 	done
-	ip netns exec "$a" "$bin" send "$1" "$2" 5011 1000000 >/dev/null 2>&1 &
-	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 500 "$RANDOM") || n=-1
+	ip netns exec "$a" "$bin" send "$1" "$2" 5011 300000 >/dev/null 2>&1 &
+	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 300 "$RANDOM") || n=-1
 	wait $hold
 	rc=$?
 	cat "$out"
@@ -157,7 +158,7 @@ done
 rm -f "$hold_out"
 tcheck "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.0.2
 tcheck "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
-tcheck "500 random packets during a transfer: all dropped, transfer intact" \
+tcheck "300 random packets during a transfer: all dropped, transfer intact" \
 	fuzz 4 198.18.0.2
 kill $hold
 wait $hold 2>/dev/null
@@ -167,7 +168,7 @@ stats_sane() {
 	rx=$(stat_b msgs_delivered)
 	acks=$(ip netns exec "$a" awk '$1 == "rx_acks" { print $2 }' /proc/net/smartt_stats)
 	echo "b delivered $rx messages, a received $acks ACKs"
-	[ "$rx" -ge 42 ] && [ "$acks" -gt 0 ]
+	[ "$rx" -ge 28 ] && [ "$acks" -gt 0 ]
 }
 tcheck "/proc/net/smartt_stats counts messages and ACKs" stats_sane
 

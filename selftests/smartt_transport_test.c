@@ -466,6 +466,7 @@ TEST_F(api, peer_restarts)
 	struct smartt_peer_info pi = {};
 	socklen_t pilen = sizeof(pi);
 	int tx = smartt_socket(self->fam, 4701), rx = smartt_socket(self->fam, 4700);
+	unsigned int ms = 100;
 	int i;
 
 	ASSERT_GE(tx, 0);
@@ -502,6 +503,24 @@ TEST_F(api, peer_restarts)
 	((struct sockaddr_in *)pi.addr)->sin_port = htons(4799);
 	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
 	EXPECT_EQ(ENOENT, errno);
+
+	/* Idle peers are reclaimed (after 4 timeouts, at least 1 s)... */
+	ASSERT_EQ(0, setsockopt(rx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
+	ASSERT_EQ(0, setsockopt(tx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
+	ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 4000));
+	usleep(2500000);
+	memcpy(pi.addr, &txa, txlen);
+	pilen = sizeof(pi);
+	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+	memcpy(pi.addr, &to, tolen);
+	EXPECT_EQ(-1, getsockopt(tx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+	/* ... and come back with fresh state. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 5000 + i));
+		ASSERT_EQ(0, one_message(rx, tx, &txa, txlen, 6000 + i));
+	}
 	close(tx);
 	close(rx);
 }

@@ -240,6 +240,8 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
 	if (IS_ERR(peer))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
+	peer->last_active = ktime_get_ns();
+	smartt_timer_arm(sk);
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
 	else if (una > peer->rcv_nxt)
@@ -398,6 +400,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			SMARTT_STAT_RX_NACKS);
 
 	now = ktime_get_ns();
+	peer->last_active = now;
 	echo = be64_to_cpu(a->echo_tx_time);
 	if (echo && echo <= now) {
 		rtt = now - echo;

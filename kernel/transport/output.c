@@ -15,9 +15,12 @@
 #include <linux/udp.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
+#include <net/ip6_checksum.h>
 #include <net/ip6_route.h>
+#include <net/ip6_tunnel.h>
+#include <net/ip_tunnels.h>
 #include <net/route.h>
-#include <net/udp_tunnel.h>
+#include <net/udp.h>
 
 #include "smartt.h"
 #include "transport/transport.h"
@@ -37,6 +40,20 @@ static u32 smartt_mss(u32 mtu, u32 iph)
 	if (mtu < hdr + SMARTT_SEG_MIN)
 		return SMARTT_SEG_MIN;
 	return min(mtu - hdr, SMARTT_SEG_MAX);
+}
+
+/* Push the UDP header; the checksum is set up by udp(6)_set_csum(). */
+static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = sport;
+	uh->dest = dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
 }
 
 /*
@@ -90,12 +107,17 @@ static int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 			if (cache)
 				dst_cache_set_ip4(cache, &rt->dst, src);
 		}
-		udp_tunnel_xmit_skb(rt, usk, skb, src, daddr->v4,
-				    ect ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
-				    0, sport, dport, false, false);
+		/* udp_tunnel_xmit_skb(), without udp_tunnel.ko (proto.c) */
+		smartt_udp_push(skb, sport, dport);
+		memset(&IPCB(skb)->opt, 0, sizeof(IPCB(skb)->opt));
+		udp_set_csum(false, skb, src, daddr->v4, skb->len);
+		iptunnel_xmit(usk, rt, skb, src, daddr->v4, IPPROTO_UDP,
+			      ect ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
+			      0, false);
 	} else {
 		struct in6_addr src = saddr->v6, dst6 = daddr->v6;
 		struct dst_entry *dst = NULL;
+		struct ipv6hdr *ip6h;
 
 		if (cache)
 			dst = dst_cache_get_ip6(cache, &src);
@@ -117,14 +139,25 @@ static int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 			if (cache)
 				dst_cache_set_ip6(cache, dst, &src);
 		}
+		/* udp_tunnel6_xmit_skb(), without ip6_udp_tunnel.ko */
+		smartt_udp_push(skb, sport, dport);
+		skb_dst_set(skb, dst);
+		udp6_set_csum(false, skb, &src, &dst6, skb->len);
+		__skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		ip6h = ipv6_hdr(skb);
+		ip6_flow_hdr(ip6h, ect ? INET_ECN_ECT_0 : 0,
+			     htonl(entropy) & IPV6_FLOWLABEL_MASK);
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = ip6_dst_hoplimit(dst);
+		ip6h->daddr = dst6;
+		ip6h->saddr = src;
 		/*
 		 * No tunnel device: dev NULL keeps ip6tunnel_xmit() off the
 		 * per-CPU tunnel stats of dst->dev, which it does not have.
 		 */
-		udp_tunnel6_xmit_skb(dst, usk, skb, NULL, &src, &dst6,
-				     ect ? INET_ECN_ECT_0 : 0, ip6_dst_hoplimit(dst),
-				     htonl(entropy) & IPV6_FLOWLABEL_MASK, sport, dport,
-				     false);
+		ip6tunnel_xmit(usk, skb, NULL);
 	}
 	local_bh_enable();
 	smartt_stat_inc(net, SMARTT_STAT_TX_PKTS);
@@ -490,7 +523,8 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
  * @sk: socket (locked)
  *
  * The deadline of a peer with messages is the earlier of its RTO and the
- * end of its timeout (no progress for %SMARTT_TIMEOUT_MS).
+ * end of its timeout (no progress for %SMARTT_TIMEOUT_MS); of a peer
+ * without, the end of its idle time (smartt_idle_ns()).
  */
 void smartt_timer_arm(struct sock *sk)
 {
@@ -502,8 +536,11 @@ void smartt_timer_arm(struct sock *sk)
 	if (ssk->closing)
 		return;
 	list_for_each_entry(p, &ssk->peers, node) {
-		if (list_empty(&p->tx_msgs))
+		if (list_empty(&p->tx_msgs)) {
+			if (list_empty(&p->rx_msgs))
+				at = min(at, p->last_active + smartt_idle_ns(ssk));
 			continue;
+		}
 		if (p->rto_at)
 			at = min(at, p->rto_at);
 		at = min(at, p->last_progress + ssk->timeout_ns);
@@ -534,6 +571,7 @@ static void smartt_timer_work(struct sock *sk)
 		if (p->rto_at && now >= p->rto_at)
 			smartt_on_rto(sk, p, now);
 	}
+	smartt_peers_gc(sk, now);
 	smartt_timer_arm(sk);
 }
 

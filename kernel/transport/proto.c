@@ -15,6 +15,8 @@
 #include <linux/seq_file.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
 #include <net/udp_tunnel.h>
 
 #include "smartt.h"
@@ -159,27 +161,56 @@ static int smartt_stats_show(struct seq_file *seq, void *v)
 	return 0;
 }
 
+/*
+ * A kernel UDP socket with smartt_encap_rcv() as its encapsulation
+ * receive hook: what udp_sock_create() and setup_udp_tunnel_sock() do, by
+ * hand.  Those live in udp_tunnel.ko, whose init takes RTNL: a dependency
+ * on it would deadlock the autoload of smartt.ko as a TCP congestion
+ * control from "ip route ... congctl", which runs under RTNL.  Everything
+ * used here is in vmlinux.
+ */
 static struct socket *smartt_udp_open(struct net *net, int family)
 {
-	struct udp_tunnel_sock_cfg tcfg = {
-		.encap_type = 1,
-		.encap_rcv = smartt_encap_rcv,
-	};
-	struct udp_port_cfg cfg = {
-		.family = family,
-		.local_udp_port = htons(smartt_udp_port),
-		.use_udp6_tx_checksums = true,
-		.use_udp6_rx_checksums = true,
-		.ipv6_v6only = true,
-	};
+	struct sockaddr_storage ss = {};
 	struct socket *sock;
-	int err;
+	int len, err;
 
-	err = udp_sock_create(net, &cfg, &sock);
+	err = sock_create_kern(net, family, SOCK_DGRAM, IPPROTO_UDP, &sock);
 	if (err)
 		return ERR_PTR(err);
-	setup_udp_tunnel_sock(net, sock, &tcfg);
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		err = ip6_sock_set_v6only(sock->sk);
+		if (err)
+			goto fail;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(smartt_udp_port);
+		len = sizeof(*sin6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(smartt_udp_port);
+		len = sizeof(*sin);
+	}
+	err = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	if (err)
+		goto fail;
+	udp_sk(sock->sk)->encap_type = SMARTT_UDP_ENCAP_TYPE;
+	WRITE_ONCE(udp_sk(sock->sk)->encap_rcv, smartt_encap_rcv);
+	udp_tunnel_encap_enable(sock->sk);
 	return sock;
+fail:
+	sock_release(sock);
+	return ERR_PTR(err);
+}
+
+/* udp_tunnel_sock_release() without its module (see smartt_udp_open()). */
+static void smartt_udp_close(struct socket *sock)
+{
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
 }
 
 /**
@@ -214,7 +245,7 @@ int smartt_udp_get(struct net *net)
 		/* IPv6 disabled at boot: the transport is IPv4-only. */
 		if (PTR_ERR(s6) != -EAFNOSUPPORT) {
 			err = PTR_ERR(s6);
-			udp_tunnel_sock_release(s4);
+			smartt_udp_close(s4);
 			goto out;
 		}
 		s6 = NULL;
@@ -247,8 +278,8 @@ void smartt_udp_put(struct net *net)
 	mutex_lock(&sn->udp_lock);
 	if (!WARN_ON_ONCE(!sn->udp_users) && !--sn->udp_users) {
 		if (sn->udp6)
-			udp_tunnel_sock_release(sn->udp6);
-		udp_tunnel_sock_release(sn->udp4);
+			smartt_udp_close(sn->udp6);
+		smartt_udp_close(sn->udp4);
 		WRITE_ONCE(sn->udp4, NULL);
 		WRITE_ONCE(sn->udp6, NULL);
 	}

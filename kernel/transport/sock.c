@@ -249,6 +249,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p->addr = *a;
 	p->port = port;
 	p->entropy = get_random_u32();
+	p->last_active = ktime_get_ns();
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
 	smartt_peer_tx_init(p);
@@ -360,6 +361,46 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	smartt_sk(sk)->npeers--;
 	kfree(peer->win);
 	kfree(peer);
+}
+
+/**
+ * smartt_idle_ns() - how long a peer may stay idle before it is reclaimed
+ * @ssk: socket
+ *
+ * %SMARTT_IDLE_TIMEOUTS times the socket's timeout, at least
+ * %SMARTT_IDLE_MIN_NS: far longer than any packet lives in a fabric, so
+ * nothing of the peer's sequence space can still arrive.
+ *
+ * Return: nanoseconds.
+ */
+u64 smartt_idle_ns(const struct smartt_sock *ssk)
+{
+	return max_t(u64, ssk->timeout_ns * SMARTT_IDLE_TIMEOUTS, SMARTT_IDLE_MIN_NS);
+}
+
+/**
+ * smartt_peers_gc() - reclaim idle peers
+ * @sk: socket (locked)
+ * @now: current time, ns
+ *
+ * A peer with no message to send and none half reassembled that has been
+ * idle for smartt_idle_ns() is freed.  If it comes back, new state starts
+ * where its packets say (&struct smartt_data_ext.snd_una): every message
+ * it had started was delivered whole, so nothing can be lost.  A half
+ * reassembled message keeps its peer (its sender may only be slow or cut
+ * off for a while); the receive buffer bounds what such messages hold, and
+ * a sender that restarts (new epoch) frees them.
+ */
+void smartt_peers_gc(struct sock *sk, u64 now)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p, *tmp;
+	u64 idle = smartt_idle_ns(ssk);
+
+	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
+		if (list_empty(&p->tx_msgs) && list_empty(&p->rx_msgs) &&
+		    now - p->last_active >= idle)
+			smartt_peer_free(sk, p);
 }
 
 static int smartt_cmsg_cookie(struct msghdr *msg, u64 *cookie, bool *has)
@@ -489,6 +530,7 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	m->start_ns = ktime_get_ns();
 	if (list_empty(&peer->tx_msgs))
 		peer->last_progress = m->start_ns;
+	peer->last_active = m->start_ns;
 	list_add_tail(&m->node, &peer->tx_msgs);
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + smartt_msg_charge(m));
 	smartt_push(sk, peer);

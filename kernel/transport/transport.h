@@ -49,6 +49,11 @@
 #define SMARTT_RTO_MAX_NS	(2 * NSEC_PER_SEC)
 /* SACK-based fast retransmit: this many higher PSNs acknowledged. */
 #define SMARTT_DUPTHRESH	3
+/* A peer idle this many timeouts (at least 1 s) is reclaimed. */
+#define SMARTT_IDLE_TIMEOUTS	4
+#define SMARTT_IDLE_MIN_NS	NSEC_PER_SEC
+/* udp_sock.encap_type of the encapsulation sockets (any non-zero value). */
+#define SMARTT_UDP_ENCAP_TYPE	1
 /* Default window of cc "none", in segments. */
 #define SMARTT_WINDOW_SEGS	64
 
@@ -163,6 +168,8 @@ struct smartt_rx_msg {
  * @rto_ns: current RTO, backoff included
  * @rto_at: when the oldest in-flight packet times out (ns, 0 = not armed)
  * @last_progress: last time the peer acknowledged new data (ns)
+ * @last_active: last time a message was queued to the peer or a valid
+ *	packet came from it (ns); an idle peer is reclaimed
  * @retransmits: packets retransmitted
  * @rtos: retransmission timeouts
  * @rx_epoch: epoch of the peer's sequence space (0: nothing received)
@@ -197,6 +204,7 @@ struct smartt_peer {
 	u64 rto_ns;
 	u64 rto_at;
 	u64 last_progress;
+	u64 last_active;
 	u64 retransmits;
 	u64 rtos;
 	u32 rx_epoch;
@@ -372,6 +380,8 @@ void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp);
 void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
+u64 smartt_idle_ns(const struct smartt_sock *ssk);
+void smartt_peers_gc(struct sock *sk, u64 now);
 void smartt_write_space(struct sock *sk);
 extern struct proto smartt_prot;
 extern struct proto smartt_prot6;
