@@ -13,6 +13,7 @@
 #include <linux/build_bug.h>
 #include <linux/init.h>
 #include <linux/module.h>
+#include <linux/net.h>
 
 #include "smartt.h"
 
@@ -22,6 +23,7 @@ static void __init smartt_build_checks(void)
 	BUILD_BUG_ON(IPPROTO_SMARTT != 253);
 	BUILD_BUG_ON(SMARTT_UDP_PORT_DEFAULT != 4793);
 	BUILD_BUG_ON(sizeof(struct smartt_hdr) != SMARTT_HDR_LEN);
+	BUILD_BUG_ON(SOCK_DGRAM != 2);	/* the autoload aliases below */
 }
 
 static int __init smartt_init(void)
@@ -45,10 +47,15 @@ static int __init smartt_init(void)
 	err = strack_tcp_register();
 	if (err)
 		goto fail_smartt_tcp;
+	err = smartt_transport_register();	/* pernet UDP port, protosw */
+	if (err)
+		goto fail_strack_tcp;
 
 	pr_info("version %s loaded\n", SMARTT_VERSION);
 	return 0;
 
+fail_strack_tcp:
+	strack_tcp_unregister();
 fail_smartt_tcp:
 	smartt_tcp_unregister();
 fail_cc_pernet:
@@ -60,6 +67,7 @@ fail:
 static void __exit smartt_exit(void)
 {
 	/* Reverse order of smartt_init(). */
+	smartt_transport_unregister();
 	strack_tcp_unregister();
 	smartt_tcp_unregister();
 	smartt_cc_pernet_exit();
@@ -77,9 +85,9 @@ MODULE_VERSION(SMARTT_VERSION);
 MODULE_ALIAS("tcp_smartt");
 MODULE_ALIAS("tcp_strack");
 /*
- * Reserved autoload aliases, enabled by the issues that register them:
- *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SMARTT, SOCK_DGRAM);
- *   MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SMARTT, SOCK_DGRAM);
- * An alias is a promise that loading this module provides the name, so
- * none is declared before the name is really registered.
+ * socket(AF_INET or AF_INET6, SOCK_DGRAM, IPPROTO_SMARTT) autoloads us
+ * (inet_create() asks for "net-pf-%d-proto-%d-type-%d"; SOCK_DGRAM is an
+ * enum, so its value 2 is spelled out and asserted in smartt_build_checks).
  */
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET, IPPROTO_SMARTT, 2);
+MODULE_ALIAS_NET_PF_PROTO_TYPE(PF_INET6, IPPROTO_SMARTT, 2);

@@ -20,4 +20,8 @@ void smartt_tcp_unregister(void);
 int strack_tcp_register(void);
 void strack_tcp_unregister(void);
 
+/* kernel/transport/: the datagram transport (IPPROTO_SMARTT) */
+int smartt_transport_register(void);
+void smartt_transport_unregister(void);
+
 #endif /* SMARTT_H */

@@ -33,3 +33,6 @@ cp "$moddir/smartt.ko" "$dst/updates/smartt/"
 depmod -b "$root" "$rel"
 grep -q '^updates/smartt/smartt.ko:' "$dst/modules.dep" ||
 	{ echo "stage-modules: depmod did not index smartt.ko" >&2; exit 1; }
+# The guest tests' C programs (build/selftests/), built here on the host.
+make -s -C "$(dirname "$0")/../selftests" >/dev/null ||
+	{ echo "stage-modules: building selftests/*_test.c failed" >&2; exit 1; }

@@ -130,4 +130,116 @@ struct smartt_hdr {
 /** SMARTT_HDR_LEN - sizeof(struct smartt_hdr), for size assertions. */
 #define SMARTT_HDR_LEN		64
 
+/*
+ * The smartt datagram transport: socket(AF_INET or AF_INET6, SOCK_DGRAM,
+ * IPPROTO_SMARTT).  See smartt(7) and Documentation/transport.rst.
+ */
+
+/** SOL_SMARTT - socket option and control message level of the transport. */
+#define SOL_SMARTT		IPPROTO_SMARTT
+
+/*
+ * Socket options at level %SOL_SMARTT (all take an int or a __u32 unless
+ * stated otherwise; a bad value fails with EINVAL and changes nothing).
+ */
+/** SMARTT_MSG_MAX - largest message, bytes, sent or accepted (default 64 MiB). */
+#define SMARTT_MSG_MAX		1
+/** SMARTT_TIMEOUT_MS - a peer that acknowledges nothing for this long fails. */
+#define SMARTT_TIMEOUT_MS	2
+/**
+ * SMARTT_CC - congestion control, a string: "none" (fixed window) or a
+ * SMaRTT profile, "smartt", "smartt-2024" or "nscc".
+ */
+#define SMARTT_CC		3
+/** SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments). */
+#define SMARTT_WINDOW		4
+/** SMARTT_PEER_INFO - getsockopt: &struct smartt_peer_info of one peer. */
+#define SMARTT_PEER_INFO	5
+
+/** SMARTT_MSG_MAX_DEFAULT - default of %SMARTT_MSG_MAX: 64 MiB. */
+#define SMARTT_MSG_MAX_DEFAULT	(64U << 20)
+/** SMARTT_MSG_MAX_LIMIT - largest value %SMARTT_MSG_MAX accepts: 1 GiB. */
+#define SMARTT_MSG_MAX_LIMIT	(1024U << 20)
+/** SMARTT_TIMEOUT_MS_DEFAULT - default of %SMARTT_TIMEOUT_MS: 10 s. */
+#define SMARTT_TIMEOUT_MS_DEFAULT	10000U
+/** SMARTT_TIMEOUT_MS_MAX - largest %SMARTT_TIMEOUT_MS: one hour. */
+#define SMARTT_TIMEOUT_MS_MAX	3600000U
+/** SMARTT_CC_NAME_MAX - size of a congestion control name, with its NUL. */
+#define SMARTT_CC_NAME_MAX	16
+
+/* Control messages at level %SOL_SMARTT. */
+/**
+ * SMARTT_CMSG_COOKIE - sendmsg: a __u64 chosen by the application; the
+ * message then gets a completion on the error queue.
+ */
+#define SMARTT_CMSG_COOKIE	1
+/**
+ * SMARTT_CMSG_COMPLETION - recvmsg(MSG_ERRQUEUE): a &struct
+ * smartt_completion.
+ */
+#define SMARTT_CMSG_COMPLETION	2
+
+/**
+ * struct smartt_completion - a message with a cookie finished.
+ * @cookie: the value passed with %SMARTT_CMSG_COOKIE.
+ * @msg_len: length of the message, bytes.
+ * @status: 0 when the peer acknowledged every byte, otherwise a negative
+ *	errno: -ECONNREFUSED (no socket on the destination port), -ETIMEDOUT
+ *	(the peer acknowledged nothing for %SMARTT_TIMEOUT_MS), -EMSGSIZE (the
+ *	receiver's %SMARTT_MSG_MAX is smaller), -ECONNRESET (socket closed).
+ * @reserved: zero.
+ * @fct_ns: flow completion time: from sendmsg() to the last
+ *	acknowledgment (or to the failure), nanoseconds.
+ */
+struct smartt_completion {
+	__u64	cookie;
+	__u64	msg_len;
+	__s32	status;
+	__u32	reserved;
+	__u64	fct_ns;
+};
+
+/** SMARTT_COMPLETION_LEN - sizeof(struct smartt_completion). */
+#define SMARTT_COMPLETION_LEN	32
+
+/**
+ * struct smartt_peer_info - getsockopt(%SMARTT_PEER_INFO) of one peer.
+ * @addr: in: the peer (struct sockaddr_in or sockaddr_in6, port = the
+ *	peer's transport port); unchanged on output.
+ * @srtt_us: smoothed RTT, microseconds (0 before the first sample).
+ * @rttvar_us: RTT variation, microseconds.
+ * @rto_us: current retransmission timeout, microseconds.
+ * @cwnd: congestion window, bytes.
+ * @in_flight: bytes sent and not acknowledged.
+ * @mss: payload bytes per packet.
+ * @tx_msgs: messages queued and not yet acknowledged.
+ * @rx_msgs: messages being reassembled.
+ * @reserved: zero.
+ * @snd_una: lowest unacknowledged packet sequence number.
+ * @snd_nxt: next packet sequence number.
+ * @rcv_nxt: next expected packet sequence number from the peer.
+ * @retransmits: packets retransmitted to the peer.
+ * @rtos: retransmission timeouts.
+ */
+struct smartt_peer_info {
+	__u8	addr[28];
+	__u32	srtt_us;
+	__u32	rttvar_us;
+	__u32	rto_us;
+	__u64	cwnd;
+	__u64	in_flight;
+	__u32	mss;
+	__u32	tx_msgs;
+	__u32	rx_msgs;
+	__u32	reserved;
+	__u64	snd_una;
+	__u64	snd_nxt;
+	__u64	rcv_nxt;
+	__u64	retransmits;
+	__u64	rtos;
+};
+
+/** SMARTT_PEER_INFO_LEN - sizeof(struct smartt_peer_info). */
+#define SMARTT_PEER_INFO_LEN	112
+
 #endif /* _UAPI_LINUX_SMARTT_H */

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: the receiving side.  The UDP encapsulation socket's
+ * encap_rcv validates every header field before use and hands the packet
+ * to the socket bound to the destination transport port (or to its
+ * backlog); DATA is deduplicated by PSN, reassembled by offset and
+ * delivered as one skb per message; ACK, NACK and error packets drive the
+ * sender.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/inet_ecn.h>
+#include <net/ipv6.h>
+
+#include "smartt.h"
+#include "transport/transport.h"
+
+/* Count and free a packet not used; returns 0 for the callers' returns. */
+static int smartt_drop(struct net *net, struct sk_buff *skb, enum smartt_stat why,
+		       bool malformed)
+{
+	if (malformed)
+		smartt_stat_inc(net, SMARTT_STAT_MALFORMED);
+	smartt_stat_inc(net, why);
+	kfree_skb(skb);
+	return 0;
+}
+
+static struct smartt_hdr *smartt_hdr_of(const struct sk_buff *skb)
+{
+	return (struct smartt_hdr *)(skb->data + sizeof(struct udphdr));
+}
+
+/**
+ * smartt_rx_msg_free() - drop a message being reassembled
+ * @sk: socket (locked)
+ * @peer: its sender
+ * @m: the message
+ */
+void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
+			struct smartt_rx_msg *m)
+{
+	u64 missing = m->len - m->received;
+	struct rb_node *n;
+
+	while ((n = rb_first(&m->segs))) {
+		struct sk_buff *skb = rb_to_skb(n);
+
+		rb_erase(n, &m->segs);
+		skb->next = NULL;
+		skb->prev = NULL;
+		skb->dev = NULL;
+		kfree_skb(skb);
+	}
+	kfree_skb(m->head);
+	peer->rx_reserved -= missing;
+	smartt_sk(sk)->rx_reserved -= missing;
+	list_del(&m->node);
+	kfree(m);
+}
+
+/* Move rcv_nxt forward to @to (forgetting the bitmap below), then over
+ * every PSN already received.
+ */
+static void smartt_rx_advance(struct smartt_peer *peer, u64 to)
+{
+	if (to - peer->rcv_nxt >= SMARTT_WIN) {
+		bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
+		peer->rcv_nxt = to;
+	}
+	for (; peer->rcv_nxt < to; peer->rcv_nxt++)
+		clear_bit(peer->rcv_nxt % SMARTT_WIN, peer->rx_bitmap);
+	while (test_bit(peer->rcv_nxt % SMARTT_WIN, peer->rx_bitmap)) {
+		clear_bit(peer->rcv_nxt % SMARTT_WIN, peer->rx_bitmap);
+		peer->rcv_nxt++;
+	}
+}
+
+/* A new epoch of the peer: it restarted its sequence space. */
+static void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base)
+{
+	struct smartt_rx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &peer->rx_msgs, node)
+		smartt_rx_msg_free(sk, peer, m);
+	peer->rx_epoch = epoch;
+	peer->rcv_bytes = 0;
+	bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
+	peer->rcv_nxt = base;
+}
+
+static struct smartt_rx_msg *smartt_rx_msg_find(struct smartt_peer *peer, u64 id)
+{
+	struct smartt_rx_msg *m;
+
+	list_for_each_entry(m, &peer->rx_msgs, node)
+		if (m->id == id)
+			return m;
+	return NULL;
+}
+
+/* Insert by offset; false if that offset is already there. */
+static bool smartt_rx_insert(struct smartt_rx_msg *m, struct sk_buff *skb)
+{
+	struct rb_node **p = &m->segs.rb_node, *parent = NULL;
+	u64 off = SMARTT_SKB_CB(skb)->offset;
+
+	while (*p) {
+		struct sk_buff *o = rb_to_skb(*p);
+
+		parent = *p;
+		if (off < SMARTT_SKB_CB(o)->offset)
+			p = &parent->rb_left;
+		else if (off > SMARTT_SKB_CB(o)->offset)
+			p = &parent->rb_right;
+		else
+			return false;
+	}
+	rb_link_node(&skb->rbnode, parent, p);
+	rb_insert_color(&skb->rbnode, &m->segs);
+	return true;
+}
+
+/* Every byte is there: chain the segments in order under the head skb
+ * and queue it on the socket.
+ */
+static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
+			      struct smartt_rx_msg *m)
+{
+	struct sk_buff *head = m->head, *skb, **tail;
+	struct smartt_skb_cb *cb = SMARTT_SKB_CB(head);
+	struct rb_node *n;
+
+	tail = &skb_shinfo(head)->frag_list;
+	while ((n = rb_first(&m->segs))) {
+		skb = rb_to_skb(n);
+		rb_erase(n, &m->segs);
+		skb->next = NULL;
+		skb->prev = NULL;
+		skb->dev = NULL;
+		*tail = skb;
+		tail = &skb->next;
+	}
+	head->len = m->len;
+	head->data_len = m->len;
+	memset(cb, 0, sizeof(*cb));
+	cb->family = peer->family;
+	cb->saddr = peer->addr;
+	cb->sport = peer->port;
+	m->head = NULL;
+	list_del(&m->node);
+	kfree(m);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_MSGS_DELIVERED);
+	if (sock_flag(sk, SOCK_DEAD)) {
+		kfree_skb(head);
+		return;
+	}
+	skb_queue_tail(&sk->sk_receive_queue, head);
+	sk->sk_data_ready(sk);
+}
+
+static bool smartt_rx_admit(struct sock *sk, u64 len)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u64 rmem = atomic_read(&sk->sk_rmem_alloc);
+
+	/* One message always fits an empty buffer (or none would ever). */
+	if (!rmem && !ssk->rx_reserved)
+		return true;
+	return rmem + ssk->rx_reserved + len <= (u64)READ_ONCE(sk->sk_rcvbuf);
+}
+
+/*
+ * The checks of a DATA packet that need no state: a malformed packet is
+ * counted and dropped before any socket sees it.  Return: 0 or the reason.
+ */
+static enum smartt_stat smartt_data_valid(const struct sk_buff *skb)
+{
+	const struct smartt_hdr *h = smartt_hdr_of(skb);
+	const struct smartt_data_ext *dx = (const void *)(h + 1);
+	u32 hlen = h->hdr_words * 8;
+	u32 paylen = skb->len - sizeof(struct udphdr) - hlen;
+	u32 plen = ntohs(h->payload_len);
+	u64 msg_len = be64_to_cpu(dx->msg_len);
+	u64 off = be64_to_cpu(dx->offset);
+	u32 seg = ntohl(dx->seg_size);
+	u64 rem = off;
+
+	if (!dx->x.epoch)
+		return SMARTT_STAT_DROP_EPOCH;
+	if ((ntohs(h->flags) & SMARTT_F_TRIMMED) ? paylen > plen : paylen != plen)
+		return SMARTT_STAT_DROP_LEN;
+	if (seg < SMARTT_SEG_MIN || seg > SMARTT_SEG_MAX || msg_len > SMARTT_MSG_MAX_LIMIT)
+		return SMARTT_STAT_DROP_LEN;
+	if (msg_len ? off >= msg_len : off)
+		return SMARTT_STAT_DROP_OFFSET;
+	if (do_div(rem, seg))
+		return SMARTT_STAT_DROP_OFFSET;
+	if (plen != min_t(u64, off + seg, msg_len) - off)
+		return SMARTT_STAT_DROP_LEN;
+	if (be64_to_cpu(h->psn) < be64_to_cpu(dx->snd_una))
+		return SMARTT_STAT_DROP_WINDOW;
+	return 0;
+}
+
+static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
+{
+	struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
+	struct smartt_sock *ssk = smartt_sk(sk);
+	const struct smartt_data_ext *dx;
+	struct net *net = sock_net(sk);
+	const struct smartt_hdr *h;
+	struct smartt_peer *peer;
+	struct smartt_rx_msg *m;
+	u64 msg_len, off, psn, una;
+	u32 hlen, plen, seg, epoch;
+	bool trimmed;
+
+	h = smartt_hdr_of(skb);
+	dx = (const struct smartt_data_ext *)(h + 1);
+	hlen = h->hdr_words * 8;
+	plen = ntohs(h->payload_len);
+	trimmed = ntohs(h->flags) & SMARTT_F_TRIMMED;
+	msg_len = be64_to_cpu(dx->msg_len);
+	off = be64_to_cpu(dx->offset);
+	seg = ntohl(dx->seg_size);
+	psn = be64_to_cpu(h->psn);
+	una = be64_to_cpu(dx->snd_una);
+	epoch = ntohl(dx->x.epoch);
+
+	/* smartt_data_valid() checked the fields on their own. */
+	if (msg_len > ssk->msg_max) {
+		smartt_send_error(net, NULL, skb, dx, SMARTT_ERR_MSG_SIZE);
+		return smartt_drop(net, skb, SMARTT_STAT_ERR_MSGSIZE, false);
+	}
+
+	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
+	if (IS_ERR(peer))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
+	peer->last_active = ktime_get_ns();
+	smartt_timer_arm(sk);
+	if (epoch != peer->rx_epoch)
+		smartt_rx_reset(sk, peer, epoch, una);
+	else if (una > peer->rcv_nxt)
+		smartt_rx_advance(peer, una);
+
+	if (psn < peer->rcv_nxt ||
+	    (psn - peer->rcv_nxt < SMARTT_WIN && test_bit(psn % SMARTT_WIN, peer->rx_bitmap))) {
+		smartt_stat_inc(net, SMARTT_STAT_RX_DUP);
+		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, cb->ce);
+		kfree_skb(skb);
+		return 0;
+	}
+	if (psn - peer->rcv_nxt >= SMARTT_WIN)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_WINDOW, false);
+	if (trimmed) {
+		smartt_stat_inc(net, SMARTT_STAT_RX_TRIMMED);
+		smartt_send_ack(sk, peer, SMARTT_PKT_NACK, h, dx, cb->ce);
+		kfree_skb(skb);
+		return 0;
+	}
+
+	m = smartt_rx_msg_find(peer, be64_to_cpu(dx->msg_id));
+	if (m && (m->len != msg_len || m->seg_size != seg))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_LEN, true);
+	if (!m) {
+		if (!smartt_rx_admit(sk, msg_len))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
+		m = kzalloc(sizeof(*m), GFP_ATOMIC);
+		if (m)
+			m->head = alloc_skb(0, GFP_ATOMIC);
+		if (!m || !m->head) {
+			kfree(m);
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
+		}
+		m->id = be64_to_cpu(dx->msg_id);
+		m->len = msg_len;
+		m->seg_size = seg;
+		m->segs = RB_ROOT;
+		list_add_tail(&m->node, &peer->rx_msgs);
+		peer->rx_reserved += msg_len;
+		ssk->rx_reserved += msg_len;
+	}
+
+	/*
+	 * Keep the payload only, charged to the socket.  skb->rbnode shares
+	 * its words with next, prev and dev: dev is cleared first.
+	 */
+	cb->offset = off;
+	__skb_pull(skb, sizeof(struct udphdr) + hlen);
+	skb_dst_drop(skb);
+	skb->dev = NULL;
+	skb_set_owner_r(skb, sk);
+	if (!smartt_rx_insert(m, skb))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_OFFSET, true);
+
+	set_bit(psn % SMARTT_WIN, peer->rx_bitmap);
+	smartt_rx_advance(peer, peer->rcv_nxt);
+	peer->rcv_bytes += plen;
+	m->received += plen;
+	peer->rx_reserved -= plen;
+	ssk->rx_reserved -= plen;
+	smartt_stat_inc(net, SMARTT_STAT_RX_DATA);
+	if (cb->ce)
+		smartt_stat_inc(net, SMARTT_STAT_RX_CE);
+	/* The skb now belongs to the reassembly: h and dx are still valid. */
+	smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, cb->ce);
+	if (m->received == m->len)
+		smartt_rx_deliver(sk, peer, m);
+	return 0;
+}
+
+static struct smartt_peer *smartt_peer_of(struct sock *sk, const struct sk_buff *skb)
+{
+	const struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
+	struct smartt_peer *p;
+
+	list_for_each_entry(p, &smartt_sk(sk)->peers, node) {
+		if (p->port != cb->sport || p->family != cb->family)
+			continue;
+		if (p->family == AF_INET ? p->addr.v4 == cb->saddr.v4 :
+		    ipv6_addr_equal(&p->addr.v6, &cb->saddr.v6))
+			return p;
+	}
+	return NULL;
+}
+
+/* A PSN was acknowledged; false if it already was.  Adds its bytes. */
+static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
+			     u64 *bytes)
+{
+	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+
+	/* A late ACK may name a PSN whose slot a newer PSN now uses. */
+	if (psn < peer->snd_una || s->psn != psn)
+		return false;
+	switch (s->state) {
+	case SMARTT_SEG_INFLIGHT:
+		peer->in_flight -= s->len;
+		break;
+	case SMARTT_SEG_LOST:
+		peer->lost--;
+		break;
+	default:
+		return false;
+	}
+	s->state = SMARTT_SEG_FREE;
+	*bytes += s->len;
+	smartt_msg_acked(sk, s->msg);
+	return true;
+}
+
+/*
+ * The fabric RTT from NIC timestamps (Documentation/protocol.rst): the
+ * sender-clock interval minus the receiver's turnaround.  0 when the ACK or
+ * the acknowledged packet was not stamped.
+ */
+static u64 smartt_fabric_rtt(const struct smartt_hdr *h)
+{
+	u16 both = SMARTT_F_TX_TS | SMARTT_F_RX_TS;
+	u64 ack_rx, ack_tx, echo_tx, echo_rx;
+
+	if ((ntohs(h->flags) & both) != both)
+		return 0;
+	ack_rx = be64_to_cpu(h->rx_ts_ns);
+	ack_tx = be64_to_cpu(h->tx_ts_ns);
+	echo_tx = be64_to_cpu(h->echo_tx_ts_ns);
+	echo_rx = be64_to_cpu(h->echo_rx_ts_ns);
+	if (!echo_tx || !echo_rx || ack_rx < echo_tx || ack_tx < echo_rx ||
+	    ack_rx - echo_tx < ack_tx - echo_rx)
+		return 0;
+	return (ack_rx - echo_tx) - (ack_tx - echo_rx);
+}
+
+static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
+{
+	const struct smartt_hdr *h = smartt_hdr_of(skb);
+	const struct smartt_ack_ext *a = (const void *)(h + 1);
+	struct net *net = sock_net(sk);
+	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u32 nacked_len = 0;
+	struct smartt_peer *peer;
+	bool progress = false, nack;
+	unsigned int i;
+
+	peer = smartt_peer_of(sk, skb);
+	if (!peer)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_PEER, false);
+	if (ntohl(a->x.epoch) != peer->tx_epoch)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
+	cum = be64_to_cpu(a->cum_psn);
+	psn = be64_to_cpu(h->psn);
+	if (cum > peer->snd_nxt || psn >= peer->snd_nxt)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
+	smartt_stat_inc(net, h->type == SMARTT_PKT_ACK ? SMARTT_STAT_RX_ACKS :
+			SMARTT_STAT_RX_NACKS);
+
+	now = ktime_get_ns();
+	peer->last_active = now;
+	echo = be64_to_cpu(a->echo_tx_time);
+	if (echo && echo <= now) {
+		rtt = now - echo;
+		smartt_rtt_sample(peer, rtt);
+	}
+
+	for (p = peer->snd_una; p < cum; p++)
+		progress |= smartt_seg_acked(sk, peer, p, &acked);
+	if (cum > peer->snd_una)
+		peer->snd_una = cum;
+	for (i = 0; i + 1 < SMARTT_WIN; i++) {
+		p = cum + 1 + i;
+		if (p >= peer->snd_nxt)
+			break;
+		if (!(be64_to_cpu(a->sack[i / 64]) & (1ULL << (i % 64))))
+			continue;
+		progress |= smartt_seg_acked(sk, peer, p, &acked);
+		highest = p;
+	}
+	while (peer->snd_una < peer->snd_nxt &&
+	       peer->win[peer->snd_una % SMARTT_WIN].state == SMARTT_SEG_FREE)
+		peer->snd_una++;
+
+	/*
+	 * Loss: the packet a NACK names (it was trimmed), and by SACK every
+	 * packet with SMARTT_DUPTHRESH newer ones acknowledged, unless it was
+	 * (re)sent less than an srtt ago.
+	 */
+	limit = highest >= SMARTT_DUPTHRESH ? highest - SMARTT_DUPTHRESH + 1 : 0;
+	nack = h->type == SMARTT_PKT_NACK;
+	for (p = peer->snd_una; p < peer->snd_nxt; p++) {
+		struct smartt_txseg *s = &peer->win[p % SMARTT_WIN];
+		bool nacked = nack && p == psn;
+
+		if (p >= limit && !nacked) {
+			if (nack && p < psn)
+				continue;
+			break;
+		}
+		if (s->state != SMARTT_SEG_INFLIGHT)
+			continue;
+		if (!nacked && s->sent_ns + peer->srtt_ns > now)
+			continue;
+		if (!nacked)
+			smartt_stat_inc(net, SMARTT_STAT_FAST_RETRANSMITS);
+		else
+			nacked_len = max_t(u32, s->len, 1);
+		s->state = SMARTT_SEG_LOST;
+		peer->in_flight -= s->len;
+		peer->lost++;
+	}
+	if (progress) {
+		peer->last_progress = now;
+		peer->rto_at = 0;
+	}
+	if (ssk->sp && (acked || nacked_len)) {
+		struct smartt_event ev = {
+			.now = now,
+			.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX),
+			.in_flight = peer->in_flight,
+			.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO),
+		};
+
+		/* The core wants the fabric's RTT; the host's when unstamped. */
+		frtt = smartt_fabric_rtt(h);
+		ev.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
+		if (nacked_len)
+			smartt_on_nack(&peer->ss, ssk->sp, &ev);
+		else
+			smartt_on_ack(&peer->ss, ssk->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
+	}
+	kfree_skb(skb);
+	if (list_empty(&peer->tx_msgs))
+		peer->rto_at = 0;
+	else
+		smartt_push(sk, peer);
+	return 0;
+}
+
+static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
+{
+	const struct smartt_hdr *h = smartt_hdr_of(skb);
+	const struct smartt_ctrl_ext *c = (const void *)(h + 1);
+	struct net *net = sock_net(sk);
+	struct smartt_peer *peer;
+	u32 code = ntohl(c->code);
+	int err;
+
+	peer = smartt_peer_of(sk, skb);
+	if (!peer)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_PEER, false);
+	if (ntohl(c->x.epoch) != peer->tx_epoch)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
+	switch (code) {
+	case SMARTT_ERR_PORT_UNREACH:
+		err = -ECONNREFUSED;
+		smartt_stat_inc(net, SMARTT_STAT_ERR_CONNREFUSED);
+		break;
+	case SMARTT_ERR_MSG_SIZE:
+		err = -EMSGSIZE;
+		smartt_stat_inc(net, SMARTT_STAT_ERR_MSGSIZE);
+		break;
+	default:
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
+	}
+	smartt_stat_inc(net, SMARTT_STAT_RX_ERRORS);
+	kfree_skb(skb);
+	if (!list_empty(&peer->tx_msgs))
+		smartt_peer_fail(sk, peer, err);
+	return 0;
+}
+
+/**
+ * smartt_rcv() - handle a validated packet for a socket
+ * @sk: the socket bound to the destination port (locked or owned)
+ * @skb: the packet, data at the UDP header, headers validated and linear,
+ *	&struct smartt_skb_cb filled by smartt_encap_rcv()
+ */
+void smartt_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	if (smartt_sk(sk)->closing) {
+		smartt_drop(sock_net(sk), skb, SMARTT_STAT_DROP_CLOSED, false);
+		return;
+	}
+	switch (smartt_hdr_of(skb)->type) {
+	case SMARTT_PKT_DATA:
+		smartt_rcv_data(sk, skb);
+		break;
+	case SMARTT_PKT_ACK:
+	case SMARTT_PKT_NACK:
+		smartt_rcv_ack(sk, skb);
+		break;
+	default:
+		smartt_rcv_ctrl(sk, skb);
+		break;
+	}
+}
+
+/**
+ * smartt_encap_rcv() - encap_rcv of the UDP encapsulation sockets
+ * @usk: the UDP socket
+ * @skb: the packet, data at the UDP header, checksum verified by UDP
+ *
+ * Context: softirq.
+ * Return: 0: the packet is always consumed.
+ */
+int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(usk);
+	const struct smartt_xhdr *x;
+	const struct smartt_hdr *h;
+	struct smartt_skb_cb *cb;
+	u32 need, hlen;
+	struct sock *sk;
+	u16 family;
+
+	smartt_stat_inc(net, SMARTT_STAT_RX_PKTS);
+	smartt_stat_add(net, SMARTT_STAT_RX_BYTES, skb->len);
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SMARTT_HDR_LEN))
+		goto short_pkt;
+	h = smartt_hdr_of(skb);
+	if (h->magic != htons(SMARTT_MAGIC))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_MAGIC, true);
+	if (h->version != SMARTT_WIRE_VERSION)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_VERSION, true);
+	switch (h->type) {
+	case SMARTT_PKT_DATA:
+		need = SMARTT_DATA_HLEN;
+		break;
+	case SMARTT_PKT_ACK:
+	case SMARTT_PKT_NACK:
+		need = SMARTT_ACK_HLEN;
+		break;
+	case SMARTT_PKT_CTRL:
+		need = SMARTT_CTRL_HLEN;
+		break;
+	default:
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
+	}
+	hlen = h->hdr_words * 8;
+	if (hlen < need)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_HLEN, true);
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + hlen))
+		goto short_pkt;
+	h = smartt_hdr_of(skb);
+	x = (const struct smartt_xhdr *)(h + 1);
+	if (h->type == SMARTT_PKT_DATA) {
+		enum smartt_stat why = smartt_data_valid(skb);
+
+		if (why)
+			return smartt_drop(net, skb, why, true);
+	}
+
+	cb = SMARTT_SKB_CB(skb);
+	memset(cb, 0, sizeof(*cb));
+	if (ip_hdr(skb)->version == 4) {
+		family = AF_INET;
+		cb->saddr.v4 = ip_hdr(skb)->saddr;
+		cb->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
+	} else {
+		family = AF_INET6;
+		cb->saddr.v6 = ipv6_hdr(skb)->saddr;
+		cb->ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+	}
+	cb->family = family;
+	cb->sport = ntohs(x->sport);
+
+	sk = smartt_lookup(net, ntohs(x->dport));
+	if (!sk || sk->sk_family != family) {
+		if (sk)
+			sock_put(sk);
+		if (h->type == SMARTT_PKT_DATA)
+			smartt_send_error(net, usk, skb, (const struct smartt_data_ext *)x,
+					  SMARTT_ERR_PORT_UNREACH);
+		smartt_drop(net, skb, SMARTT_STAT_DROP_NO_SOCKET, false);
+		return 0;
+	}
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk)) {
+		smartt_rcv(sk, skb);
+	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
+				  READ_ONCE(sk->sk_sndbuf))) {
+		bh_unlock_sock(sk);
+		smartt_drop(net, skb, SMARTT_STAT_DROP_BACKLOG, false);
+		sock_put(sk);
+		return 0;
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	return 0;
+
+short_pkt:
+	smartt_drop(net, skb, SMARTT_STAT_DROP_SHORT, true);
+	return 0;
+}

@@ -1,0 +1,601 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: the sending side.  Routes and the UDP encapsulation,
+ * segmentation of messages into DATA packets under the window, ACK, NACK
+ * and error packets, the RTT estimator and the retransmission timer.
+ *
+ * (The architecture guide lists path.c and timer.c apart; on one path the
+ * route is a dst_cache per peer and the timer is a few lines, so they live
+ * here until the multipath issue gives them substance.)
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/ip6_route.h>
+#include <net/ip6_tunnel.h>
+#include <net/ip_tunnels.h>
+#include <net/route.h>
+#include <net/udp.h>
+
+#include "smartt.h"
+#include "transport/transport.h"
+
+#define SMARTT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+/* The UDP source port carries the entropy for ECMP: 49152-65535. */
+static __be16 smartt_entropy_port(u32 entropy)
+{
+	return htons(49152 | (entropy & 0x3fff));
+}
+
+static u32 smartt_mss(u32 mtu, u32 iph)
+{
+	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_DATA_HLEN;
+
+	if (mtu < hdr + SMARTT_SEG_MIN)
+		return SMARTT_SEG_MIN;
+	return min(mtu - hdr, SMARTT_SEG_MAX);
+}
+
+/* Push the UDP header; the checksum is set up by udp(6)_set_csum(). */
+static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
+{
+	struct udphdr *uh;
+
+	__skb_push(skb, sizeof(*uh));
+	skb_reset_transport_header(skb);
+	uh = udp_hdr(skb);
+	uh->source = sport;
+	uh->dest = dport;
+	uh->len = htons(skb->len);
+	uh->check = 0;
+}
+
+/*
+ * Route @skb from @saddr to @daddr and send it on @usk (the netns's UDP
+ * socket of @family when NULL); consumes @skb.
+ */
+static int smartt_xmit(struct net *net, struct sock *usk, u16 family,
+		       struct dst_cache *cache, const union smartt_addr *saddr,
+		       const union smartt_addr *daddr, struct sk_buff *skb,
+		       u32 entropy, bool ect)
+{
+	struct smartt_net *sn = smartt_net(net);
+	__be16 sport = smartt_entropy_port(entropy);
+	__be16 dport = htons(smartt_udp_port);
+	unsigned int len = skb->len;
+	int err = 0;
+
+	if (!usk) {
+		struct socket *sock = family == AF_INET ? READ_ONCE(sn->udp4) :
+						       READ_ONCE(sn->udp6);
+
+		if (!sock) {
+			kfree_skb(skb);
+			smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+			return -EAFNOSUPPORT;
+		}
+		usk = sock->sk;
+	}
+	local_bh_disable();
+	if (family == AF_INET) {
+		struct rtable *rt = NULL;
+		__be32 src = saddr->v4;
+
+		if (cache)
+			rt = dst_cache_get_ip4(cache, &src);
+		if (!rt) {
+			struct flowi4 fl4 = {
+				.daddr = daddr->v4,
+				.saddr = saddr->v4,
+				.flowi4_proto = IPPROTO_UDP,
+				.fl4_sport = sport,
+				.fl4_dport = dport,
+			};
+
+			rt = ip_route_output_key(net, &fl4);
+			if (IS_ERR(rt)) {
+				err = PTR_ERR(rt);
+				goto drop;
+			}
+			src = fl4.saddr;
+			if (cache)
+				dst_cache_set_ip4(cache, &rt->dst, src);
+		}
+		/* udp_tunnel_xmit_skb(), without udp_tunnel.ko (proto.c) */
+		smartt_udp_push(skb, sport, dport);
+		memset(&IPCB(skb)->opt, 0, sizeof(IPCB(skb)->opt));
+		udp_set_csum(false, skb, src, daddr->v4, skb->len);
+		iptunnel_xmit(usk, rt, skb, src, daddr->v4, IPPROTO_UDP,
+			      ect ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
+			      0, false);
+	} else {
+		struct in6_addr src = saddr->v6, dst6 = daddr->v6;
+		struct dst_entry *dst = NULL;
+		struct ipv6hdr *ip6h;
+
+		if (cache)
+			dst = dst_cache_get_ip6(cache, &src);
+		if (!dst) {
+			struct flowi6 fl6 = {
+				.daddr = daddr->v6,
+				.saddr = saddr->v6,
+				.flowi6_proto = IPPROTO_UDP,
+				.fl6_sport = sport,
+				.fl6_dport = dport,
+			};
+
+			dst = ip6_dst_lookup_flow(net, usk, &fl6, NULL);
+			if (IS_ERR(dst)) {
+				err = PTR_ERR(dst);
+				goto drop;
+			}
+			src = fl6.saddr;
+			if (cache)
+				dst_cache_set_ip6(cache, dst, &src);
+		}
+		/* udp_tunnel6_xmit_skb(), without ip6_udp_tunnel.ko */
+		smartt_udp_push(skb, sport, dport);
+		skb_dst_set(skb, dst);
+		udp6_set_csum(false, skb, &src, &dst6, skb->len);
+		__skb_push(skb, sizeof(*ip6h));
+		skb_reset_network_header(skb);
+		ip6h = ipv6_hdr(skb);
+		ip6_flow_hdr(ip6h, ect ? INET_ECN_ECT_0 : 0,
+			     htonl(entropy) & IPV6_FLOWLABEL_MASK);
+		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
+		ip6h->nexthdr = IPPROTO_UDP;
+		ip6h->hop_limit = ip6_dst_hoplimit(dst);
+		ip6h->daddr = dst6;
+		ip6h->saddr = src;
+		/*
+		 * No tunnel device: dev NULL keeps ip6tunnel_xmit() off the
+		 * per-CPU tunnel stats of dst->dev, which it does not have.
+		 */
+		ip6tunnel_xmit(usk, skb, NULL);
+	}
+	local_bh_enable();
+	smartt_stat_inc(net, SMARTT_STAT_TX_PKTS);
+	smartt_stat_add(net, SMARTT_STAT_TX_BYTES, len);
+	return 0;
+drop:
+	local_bh_enable();
+	kfree_skb(skb);
+	smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+	return err;
+}
+
+/**
+ * smartt_peer_route() - route to a new peer: source address and MSS
+ * @net: network namespace
+ * @peer: the peer (family and address set)
+ * @saddr: the bound source address, or any
+ *
+ * Return: 0, or the routing error (the peer cannot be reached).
+ */
+int smartt_peer_route(struct net *net, struct smartt_peer *peer,
+		      const union smartt_addr *saddr)
+{
+	struct smartt_net *sn = smartt_net(net);
+	int err = 0;
+
+	local_bh_disable();
+	if (peer->family == AF_INET) {
+		struct flowi4 fl4 = {
+			.daddr = peer->addr.v4,
+			.saddr = saddr->v4,
+			.flowi4_proto = IPPROTO_UDP,
+			.fl4_dport = htons(smartt_udp_port),
+		};
+		struct rtable *rt = ip_route_output_key(net, &fl4);
+
+		if (IS_ERR(rt)) {
+			err = PTR_ERR(rt);
+			goto out;
+		}
+		peer->saddr.v4 = fl4.saddr;
+		peer->mss = smartt_mss(dst_mtu(&rt->dst), sizeof(struct iphdr));
+		dst_cache_set_ip4(&peer->dst_cache, &rt->dst, fl4.saddr);
+		ip_rt_put(rt);
+	} else {
+		struct flowi6 fl6 = {
+			.daddr = peer->addr.v6,
+			.saddr = saddr->v6,
+			.flowi6_proto = IPPROTO_UDP,
+			.fl6_dport = htons(smartt_udp_port),
+		};
+		struct dst_entry *dst;
+
+		struct socket *sock = READ_ONCE(sn->udp6);
+
+		if (!sock) {
+			err = -EAFNOSUPPORT;
+			goto out;
+		}
+		dst = ip6_dst_lookup_flow(net, sock->sk, &fl6, NULL);
+		if (IS_ERR(dst)) {
+			err = PTR_ERR(dst);
+			goto out;
+		}
+		peer->saddr.v6 = fl6.saddr;
+		peer->mss = smartt_mss(dst_mtu(dst), sizeof(struct ipv6hdr));
+		dst_cache_set_ip6(&peer->dst_cache, dst, &fl6.saddr);
+		dst_release(dst);
+	}
+out:
+	local_bh_enable();
+	return err;
+}
+
+static struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
+					   u32 entropy, u64 psn, u32 payload)
+{
+	struct smartt_hdr *h = skb_put_zero(skb, hlen);
+
+	h->magic = htons(SMARTT_MAGIC);
+	h->version = SMARTT_WIRE_VERSION;
+	h->type = type;
+	h->hdr_words = hlen / 8;
+	h->entropy = htonl(entropy);
+	h->psn = cpu_to_be64(psn);
+	h->payload_len = htons(payload);
+	return h;
+}
+
+static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
+			    bool rtx, u64 now)
+{
+	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+	struct smartt_tx_msg *m = s->msg;
+	struct smartt_data_ext *x;
+	struct smartt_hdr *h;
+	struct sk_buff *skb;
+	u64 off = (u64)s->seg * peer->mss;
+
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_DATA_HLEN + s->len, GFP_ATOMIC);
+	if (!skb) {
+		/* The segment stays in flight: the RTO sends it again. */
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, peer->entropy,
+			     psn, s->len);
+	if (rtx)
+		h->flags = htons(SMARTT_F_RTX);
+	x = (struct smartt_data_ext *)(h + 1);
+	x->x.sport = htons(smartt_sk(sk)->port);
+	x->x.dport = htons(peer->port);
+	x->x.epoch = htonl(peer->tx_epoch);
+	x->msg_id = cpu_to_be64(m->id);
+	x->msg_len = cpu_to_be64(m->len);
+	x->offset = cpu_to_be64(off);
+	x->seg_size = htonl(peer->mss);
+	x->snd_una = cpu_to_be64(peer->snd_una);
+	x->tx_time = cpu_to_be64(now);
+	skb_put_data(skb, m->data + off, s->len);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_DATA);
+	if (rtx)
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RETRANSMITS);
+	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, peer->entropy, true);
+}
+
+static struct smartt_tx_msg *smartt_next_msg(struct smartt_peer *peer)
+{
+	struct smartt_tx_msg *m;
+
+	list_for_each_entry(m, &peer->tx_msgs, node)
+		if (m->next_seg < m->nsegs)
+			return m;
+	return NULL;
+}
+
+/**
+ * smartt_push() - send what the window allows to a peer
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * Segments declared lost go first, oldest first, then new segments of the
+ * oldest message that has some, while in_flight stays within cwnd (one
+ * segment always goes when nothing is in flight) and the PSN range within
+ * %SMARTT_WIN.  Arms the retransmission timer.
+ */
+void smartt_push(struct sock *sk, struct smartt_peer *peer)
+{
+	u64 now = ktime_get_ns();
+	struct smartt_tx_msg *m;
+	struct smartt_txseg *s;
+	u64 psn;
+
+	for (psn = peer->snd_una; peer->lost && psn < peer->snd_nxt; psn++) {
+		s = &peer->win[psn % SMARTT_WIN];
+		if (s->state != SMARTT_SEG_LOST)
+			continue;
+		if (peer->in_flight && peer->in_flight + s->len > peer->cwnd)
+			break;
+		s->state = SMARTT_SEG_INFLIGHT;
+		s->sent_ns = now;
+		peer->lost--;
+		peer->in_flight += s->len;
+		peer->retransmits++;
+		smartt_send_seg(sk, peer, psn, true, now);
+	}
+	while (!peer->lost && peer->snd_nxt - peer->snd_una < SMARTT_WIN) {
+		u32 len;
+
+		m = smartt_next_msg(peer);
+		if (!m)
+			break;
+		len = min_t(u64, peer->mss, m->len - (u64)m->next_seg * peer->mss);
+		if (peer->in_flight && peer->in_flight + len > peer->cwnd)
+			break;
+		s = &peer->win[peer->snd_nxt % SMARTT_WIN];
+		s->psn = peer->snd_nxt;
+		s->msg = m;
+		s->seg = m->next_seg++;
+		s->len = len;
+		s->state = SMARTT_SEG_INFLIGHT;
+		s->sent_ns = now;
+		peer->in_flight += len;
+		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now);
+	}
+	if (!list_empty(&peer->tx_msgs) && !peer->rto_at) {
+		peer->rto_at = now + peer->rto_ns;
+		smartt_timer_arm(sk);
+	}
+}
+
+/**
+ * smartt_send_ack() - answer a DATA packet with an ACK or a NACK
+ * @sk: socket (locked)
+ * @peer: the sender of the DATA packet
+ * @type: %SMARTT_PKT_ACK or %SMARTT_PKT_NACK
+ * @dh: the DATA packet's common header
+ * @dx: its extension
+ * @ce: it carried CE
+ */
+void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
+		     const struct smartt_hdr *dh, const struct smartt_data_ext *dx,
+		     bool ce)
+{
+	u64 sack[SMARTT_SACK_WORDS] = {};
+	struct smartt_ack_ext *a;
+	struct smartt_hdr *h;
+	struct sk_buff *skb;
+	unsigned int i;
+
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_HLEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	h = smartt_build_hdr(skb, type, SMARTT_ACK_HLEN, peer->entropy,
+			     be64_to_cpu(dh->psn), 0);
+	if (ce)
+		h->flags = htons(SMARTT_F_ECN_ECHO);
+	h->echo_tx_ts_ns = dh->tx_ts_ns;
+	h->echo_rx_ts_ns = dh->rx_ts_ns;
+	a = (struct smartt_ack_ext *)(h + 1);
+	a->x.sport = htons(smartt_sk(sk)->port);
+	a->x.dport = htons(peer->port);
+	a->x.epoch = htonl(peer->rx_epoch);
+	a->ack_entropy = dh->entropy;
+	a->cum_psn = cpu_to_be64(peer->rcv_nxt);
+	a->rcv_bytes = cpu_to_be64(peer->rcv_bytes);
+	a->echo_tx_time = dx->tx_time;
+	/* Bit i: PSN rcv_nxt + 1 + i; the bitmap reaches rcv_nxt + WIN - 1. */
+	for (i = 0; i + 1 < SMARTT_WIN; i++)
+		if (test_bit((peer->rcv_nxt + 1 + i) % SMARTT_WIN, peer->rx_bitmap))
+			sack[i / 64] |= 1ULL << (i % 64);
+	for (i = 0; i < SMARTT_SACK_WORDS; i++)
+		a->sack[i] = cpu_to_be64(sack[i]);
+	smartt_stat_inc(sock_net(sk), type == SMARTT_PKT_ACK ? SMARTT_STAT_TX_ACKS :
+			SMARTT_STAT_TX_NACKS);
+	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, peer->entropy, false);
+}
+
+/**
+ * smartt_send_error() - answer a DATA packet with an error packet
+ * @net: network namespace
+ * @usk: the UDP socket that received it, or NULL for the netns's one
+ * @in: the DATA packet (IP header intact)
+ * @dx: its extension
+ * @code: &enum smartt_err_code
+ *
+ * Sent back to the packet's source without any per-peer state (the
+ * socket may not exist); only DATA is ever answered, so two hosts never
+ * exchange errors about errors.
+ */
+void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
+		       const struct smartt_data_ext *dx, u32 code)
+{
+	union smartt_addr src = {}, dst = {};
+	struct smartt_ctrl_ext *c;
+	struct smartt_hdr *h;
+	struct sk_buff *skb;
+	u16 family;
+
+	if (ip_hdr(in)->version == 4) {
+		family = AF_INET;
+		src.v4 = ip_hdr(in)->daddr;
+		dst.v4 = ip_hdr(in)->saddr;
+	} else {
+		family = AF_INET6;
+		src.v6 = ipv6_hdr(in)->daddr;
+		dst.v6 = ipv6_hdr(in)->saddr;
+	}
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_CTRL_HLEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_CTRL_HLEN, 0, 0, 0);
+	c = (struct smartt_ctrl_ext *)(h + 1);
+	c->x.sport = dx->x.dport;
+	c->x.dport = dx->x.sport;
+	c->x.epoch = dx->x.epoch;
+	c->code = htonl(code);
+	c->msg_id = dx->msg_id;
+	smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS);
+	smartt_xmit(net, usk, family, NULL, &src, &dst, skb, get_random_u32(), false);
+}
+
+/**
+ * smartt_rtt_sample() - feed the RTO estimator (RFC 6298)
+ * @peer: the peer
+ * @rtt_ns: a round-trip time measured from an echoed send time
+ *
+ * srtt and rttvar with gains 1/8 and 1/4; rto = srtt + max(1 ms,
+ * 4 rttvar), clamped to [%SMARTT_RTO_MIN_NS, %SMARTT_RTO_MAX_NS].  A new
+ * sample also ends any exponential backoff.
+ */
+void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns)
+{
+	u64 var;
+
+	if (!rtt_ns || rtt_ns > SMARTT_RTO_MAX_NS)
+		return;
+	if (!peer->srtt_ns) {
+		peer->srtt_ns = rtt_ns;
+		peer->rttvar_ns = rtt_ns / 2;
+	} else {
+		u64 d = peer->srtt_ns > rtt_ns ? peer->srtt_ns - rtt_ns :
+						 rtt_ns - peer->srtt_ns;
+
+		peer->rttvar_ns = peer->rttvar_ns - (peer->rttvar_ns >> 2) + (d >> 2);
+		peer->srtt_ns = peer->srtt_ns - (peer->srtt_ns >> 3) + (rtt_ns >> 3);
+	}
+	var = max_t(u64, NSEC_PER_MSEC, 4 * peer->rttvar_ns);
+	peer->rto_ns = clamp_t(u64, peer->srtt_ns + var, SMARTT_RTO_MIN_NS,
+			       SMARTT_RTO_MAX_NS);
+}
+
+/**
+ * smartt_on_rto() - the retransmission timer of a peer expired
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @now: current time, ns
+ *
+ * Every segment in flight is declared lost and sent again as the window
+ * allows; the RTO doubles up to %SMARTT_RTO_MAX_NS.
+ */
+void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	struct smartt_txseg *s;
+	u64 psn;
+
+	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
+		s = &peer->win[psn % SMARTT_WIN];
+		if (s->state != SMARTT_SEG_INFLIGHT)
+			continue;
+		s->state = SMARTT_SEG_LOST;
+		peer->in_flight -= s->len;
+		peer->lost++;
+	}
+	peer->rtos++;
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RTOS);
+	if (smartt_sk(sk)->sp) {
+		struct smartt_event ev = {
+			.now = now,
+			.bytes = peer->mss,
+			.in_flight = peer->in_flight,
+		};
+
+		smartt_on_timeout(&peer->ss, smartt_sk(sk)->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
+	}
+	peer->rto_ns = min_t(u64, peer->rto_ns * 2, SMARTT_RTO_MAX_NS);
+	peer->rto_at = 0;
+	smartt_push(sk, peer);
+}
+
+/**
+ * smartt_timer_arm() - arm the socket's timer for its earliest deadline
+ * @sk: socket (locked)
+ *
+ * The deadline of a peer with messages is the earlier of its RTO and the
+ * end of its timeout (no progress for %SMARTT_TIMEOUT_MS); of a peer
+ * without, the end of its idle time (smartt_idle_ns()).
+ */
+void smartt_timer_arm(struct sock *sk)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p;
+	u64 now = ktime_get_ns(), at = U64_MAX;
+	unsigned long expires;
+
+	if (ssk->closing)
+		return;
+	list_for_each_entry(p, &ssk->peers, node) {
+		if (list_empty(&p->tx_msgs)) {
+			if (list_empty(&p->rx_msgs))
+				at = min(at, p->last_active + smartt_idle_ns(ssk));
+			continue;
+		}
+		if (p->rto_at)
+			at = min(at, p->rto_at);
+		at = min(at, p->last_progress + ssk->timeout_ns);
+	}
+	if (at == U64_MAX)
+		return;
+	expires = jiffies + 1 + (at > now ? nsecs_to_jiffies(at - now) : 0);
+	if (!timer_pending(&ssk->timer) || time_before(expires, ssk->timer.expires))
+		sk_reset_timer(sk, &ssk->timer, expires);
+}
+
+static void smartt_timer_work(struct sock *sk)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p;
+	u64 now = ktime_get_ns();
+
+	list_for_each_entry(p, &ssk->peers, node) {
+		if (list_empty(&p->tx_msgs)) {
+			p->rto_at = 0;
+			continue;
+		}
+		if (now - p->last_progress >= ssk->timeout_ns) {
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_ERR_TIMEDOUT);
+			smartt_peer_fail(sk, p, -ETIMEDOUT);
+			continue;
+		}
+		if (p->rto_at && now >= p->rto_at)
+			smartt_on_rto(sk, p, now);
+	}
+	smartt_peers_gc(sk, now);
+	smartt_timer_arm(sk);
+}
+
+/**
+ * smartt_timer_fn() - the socket's retransmission and timeout timer
+ * @t: &struct smartt_sock.timer
+ *
+ * Runs in softirq context; when a user owns the socket it tries again a
+ * jiffy later.
+ */
+void smartt_timer_fn(struct timer_list *t)
+{
+	struct smartt_sock *ssk = from_timer(ssk, t, timer);
+	struct sock *sk = &ssk->inet.sk;
+
+	bh_lock_sock(sk);
+	if (ssk->closing)
+		goto out;
+	if (sock_owned_by_user(sk)) {
+		sk_reset_timer(sk, &ssk->timer, jiffies + 1);
+		goto out;
+	}
+	smartt_timer_work(sk);
+out:
+	bh_unlock_sock(sk);
+	sock_put(sk);
+}

@@ -1,0 +1,361 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: per-netns state (the UDP encapsulation sockets, the
+ * transport port table, the counters and /proc/net/smartt_stats) and the
+ * registration of the transport with the module.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/percpu.h>
+#include <linux/proc_fs.h>
+#include <linux/seq_file.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/ipv6.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+
+#include "smartt.h"
+#include "transport/transport.h"
+
+unsigned short smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
+
+static int smartt_udp_port_set(const char *val, const struct kernel_param *kp)
+{
+	u16 port;
+	int err;
+
+	err = kstrtou16(val, 0, &port);
+	if (err)
+		return err;
+	if (!port)
+		return -EINVAL;
+	*(unsigned short *)kp->arg = port;
+	return 0;
+}
+
+static const struct kernel_param_ops smartt_udp_port_ops = {
+	.set = smartt_udp_port_set,
+	.get = param_get_ushort,
+};
+
+module_param_cb(udp_port, &smartt_udp_port_ops, &smartt_udp_port, 0444);
+MODULE_PARM_DESC(udp_port, "UDP port of the transport's encapsulation, 1-65535 (default 4793)");
+
+static unsigned int smartt_net_id __read_mostly;
+
+/**
+ * smartt_net() - the transport's state of a netns
+ * @net: network namespace
+ *
+ * Return: the state (allocated for every netns while the module is loaded).
+ */
+struct smartt_net *smartt_net(const struct net *net)
+{
+	return net_generic(net, smartt_net_id);
+}
+
+/**
+ * smartt_lookup() - the socket bound to a transport port
+ * @net: network namespace
+ * @port: transport port
+ *
+ * Context: any; takes rcu_read_lock() itself.
+ * Return: the socket with a reference held, or NULL.
+ */
+struct sock *smartt_lookup(struct net *net, u16 port)
+{
+	struct smartt_net *sn = smartt_net(net);
+	struct smartt_sock *ssk;
+	struct sock *found = NULL;
+
+	rcu_read_lock();
+	hlist_for_each_entry_rcu(ssk, &sn->bind[hash_32(port, SMARTT_BIND_BITS)], bind_node) {
+		if (READ_ONCE(ssk->port) != port)
+			continue;
+		if (refcount_inc_not_zero(&ssk->inet.sk.sk_refcnt))
+			found = &ssk->inet.sk;
+		break;
+	}
+	rcu_read_unlock();
+	return found;
+}
+
+#define SMARTT_STAT(id, n, d) \
+	[SMARTT_STAT_##id] = { .name = n, .desc = d }
+
+static const struct {
+	const char *name;
+	const char *desc;
+} smartt_stat_names[SMARTT_STAT_COUNT] = {
+	SMARTT_STAT(TX_PKTS, "tx_packets", "packets sent (all types)"),
+	SMARTT_STAT(TX_BYTES, "tx_bytes", "bytes sent, smartt headers and payload"),
+	SMARTT_STAT(TX_DATA, "tx_data", "DATA packets sent, retransmissions included"),
+	SMARTT_STAT(TX_ACKS, "tx_acks", "ACKs sent"),
+	SMARTT_STAT(TX_NACKS, "tx_nacks", "NACKs sent (for trimmed packets)"),
+	SMARTT_STAT(TX_ERRORS, "tx_errors", "error packets sent (unknown port, message too big)"),
+	SMARTT_STAT(TX_FAIL, "tx_fail", "packets not sent: no route or no memory"),
+	SMARTT_STAT(RX_PKTS, "rx_packets", "packets received at the UDP port"),
+	SMARTT_STAT(RX_BYTES, "rx_bytes", "bytes received after the UDP header"),
+	SMARTT_STAT(RX_DATA, "rx_data", "DATA packets accepted"),
+	SMARTT_STAT(RX_ACKS, "rx_acks", "ACKs accepted"),
+	SMARTT_STAT(RX_NACKS, "rx_nacks", "NACKs accepted"),
+	SMARTT_STAT(RX_ERRORS, "rx_errors", "error packets accepted"),
+	SMARTT_STAT(RX_DUP, "rx_duplicates", "DATA packets already received (acknowledged again)"),
+	SMARTT_STAT(RX_TRIMMED, "rx_trimmed", "trimmed DATA packets (answered with a NACK)"),
+	SMARTT_STAT(RX_CE, "rx_ce", "DATA packets with CE"),
+	SMARTT_STAT(MSGS_SENT, "msgs_sent", "messages fully acknowledged"),
+	SMARTT_STAT(MSGS_DELIVERED, "msgs_delivered",
+		    "messages reassembled and queued to a socket"),
+	SMARTT_STAT(MSGS_FAILED, "msgs_failed", "messages that failed (errors below)"),
+	SMARTT_STAT(RETRANSMITS, "retransmits", "DATA packets retransmitted"),
+	SMARTT_STAT(FAST_RETRANSMITS, "fast_retransmits", "packets declared lost by SACK"),
+	SMARTT_STAT(RTOS, "rtos", "retransmission timeouts"),
+	SMARTT_STAT(MALFORMED, "malformed",
+		    "malformed packets dropped (sum of drop_* reasons below)"),
+	SMARTT_STAT(DROP_SHORT, "drop_short", "malformed: shorter than the headers"),
+	SMARTT_STAT(DROP_MAGIC, "drop_magic", "malformed: bad magic"),
+	SMARTT_STAT(DROP_VERSION, "drop_version", "malformed: unknown wire version"),
+	SMARTT_STAT(DROP_TYPE, "drop_type", "malformed: unknown packet type"),
+	SMARTT_STAT(DROP_HLEN, "drop_hdr_len", "malformed: hdr_words too small for the type"),
+	SMARTT_STAT(DROP_LEN, "drop_length", "malformed: payload or message length inconsistent"),
+	SMARTT_STAT(DROP_OFFSET, "drop_offset",
+		    "malformed: offset beyond or not aligned in the message"),
+	SMARTT_STAT(DROP_EPOCH, "drop_epoch", "malformed: ACK/NACK/error of an unknown epoch"),
+	SMARTT_STAT(DROP_ACK_UNSENT, "drop_ack_unsent", "malformed: ACK/NACK for data never sent"),
+	SMARTT_STAT(DROP_WINDOW, "drop_window", "DATA beyond the receive window"),
+	SMARTT_STAT(DROP_NO_SOCKET, "drop_no_socket", "no socket on the destination port"),
+	SMARTT_STAT(DROP_NO_PEER, "drop_no_peer", "ACK/NACK/error from an unknown peer"),
+	SMARTT_STAT(DROP_PEERS, "drop_peers", "DATA from a new peer beyond the peer limit"),
+	SMARTT_STAT(DROP_RMEM, "drop_rmem", "DATA of a new message beyond the receive buffer"),
+	SMARTT_STAT(DROP_BACKLOG, "drop_backlog", "socket backlog full"),
+	SMARTT_STAT(DROP_NOMEM, "drop_nomem", "out of memory in the receive path"),
+	SMARTT_STAT(DROP_CLOSED, "drop_closed", "packet for a closing socket"),
+	SMARTT_STAT(ERR_CONNREFUSED, "err_connrefused", "peers failed: ECONNREFUSED"),
+	SMARTT_STAT(ERR_TIMEDOUT, "err_timedout", "peers failed: ETIMEDOUT"),
+	SMARTT_STAT(ERR_MSGSIZE, "err_msgsize", "peers failed: EMSGSIZE at the receiver"),
+	SMARTT_STAT(ERR_NOROUTE, "err_noroute", "sends failed: no route"),
+	SMARTT_STAT(COMPLETIONS, "completions", "completions queued on error queues"),
+	SMARTT_STAT(COMPLETIONS_DROPPED, "completions_dropped",
+		    "completions lost: receive buffer full"),
+};
+
+static int smartt_stats_show(struct seq_file *seq, void *v)
+{
+	struct smartt_net *sn = smartt_net(seq_file_single_net(seq));
+	unsigned int i;
+	int cpu;
+
+	for (i = 0; i < SMARTT_STAT_COUNT; i++) {
+		u64 sum = 0;
+
+		for_each_possible_cpu(cpu)
+			sum += per_cpu_ptr(sn->stats, cpu)->v[i];
+		seq_printf(seq, "%s %llu %s\n", smartt_stat_names[i].name, sum,
+			   smartt_stat_names[i].desc);
+	}
+	return 0;
+}
+
+/*
+ * A kernel UDP socket with smartt_encap_rcv() as its encapsulation
+ * receive hook: what udp_sock_create() and setup_udp_tunnel_sock() do, by
+ * hand.  Those live in udp_tunnel.ko, whose init takes RTNL: a dependency
+ * on it would deadlock the autoload of smartt.ko as a TCP congestion
+ * control from "ip route ... congctl", which runs under RTNL.  Everything
+ * used here is in vmlinux.
+ */
+static struct socket *smartt_udp_open(struct net *net, int family)
+{
+	struct sockaddr_storage ss = {};
+	struct socket *sock;
+	int len, err;
+
+	err = sock_create_kern(net, family, SOCK_DGRAM, IPPROTO_UDP, &sock);
+	if (err)
+		return ERR_PTR(err);
+	if (family == AF_INET6) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)&ss;
+
+		err = ip6_sock_set_v6only(sock->sk);
+		if (err)
+			goto fail;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(smartt_udp_port);
+		len = sizeof(*sin6);
+	} else {
+		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(smartt_udp_port);
+		len = sizeof(*sin);
+	}
+	err = kernel_bind(sock, (struct sockaddr *)&ss, len);
+	if (err)
+		goto fail;
+	udp_sk(sock->sk)->encap_type = SMARTT_UDP_ENCAP_TYPE;
+	WRITE_ONCE(udp_sk(sock->sk)->encap_rcv, smartt_encap_rcv);
+	udp_tunnel_encap_enable(sock->sk);
+	return sock;
+fail:
+	sock_release(sock);
+	return ERR_PTR(err);
+}
+
+/* udp_tunnel_sock_release() without its module (see smartt_udp_open()). */
+static void smartt_udp_close(struct socket *sock)
+{
+	kernel_sock_shutdown(sock, SHUT_RDWR);
+	sock_release(sock);
+}
+
+/**
+ * smartt_udp_get() - a transport socket is created: open the UDP sockets
+ * @net: its network namespace
+ *
+ * The encapsulation sockets exist only while the netns has transport
+ * sockets, so that loading the module for its congestion controls does not
+ * take the UDP port in every netns.
+ *
+ * Context: process, may sleep.
+ * Return: 0, or the error of opening the port (-EADDRINUSE when taken).
+ */
+int smartt_udp_get(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+	struct socket *s4, *s6;
+	int err = 0;
+
+	mutex_lock(&sn->udp_lock);
+	if (sn->udp_users) {
+		sn->udp_users++;
+		goto out;
+	}
+	s4 = smartt_udp_open(net, AF_INET);
+	if (IS_ERR(s4)) {
+		err = PTR_ERR(s4);
+		goto out;
+	}
+	s6 = smartt_udp_open(net, AF_INET6);
+	if (IS_ERR(s6)) {
+		/* IPv6 disabled at boot: the transport is IPv4-only. */
+		if (PTR_ERR(s6) != -EAFNOSUPPORT) {
+			err = PTR_ERR(s6);
+			smartt_udp_close(s4);
+			goto out;
+		}
+		s6 = NULL;
+	}
+	WRITE_ONCE(sn->udp4, s4);
+	WRITE_ONCE(sn->udp6, s6);
+	sn->udp_users = 1;
+out:
+	mutex_unlock(&sn->udp_lock);
+	if (err == -EADDRINUSE)
+		net_warn_ratelimited("smartt: UDP port %u is in use in this netns\n",
+				     smartt_udp_port);
+	return err;
+}
+
+/**
+ * smartt_udp_put() - a transport socket is gone
+ * @net: its network namespace
+ *
+ * The last one closes the UDP sockets.  Nothing can transmit on them then:
+ * every transmission comes from a transport socket, or from the receive
+ * path of the UDP socket itself.
+ *
+ * Context: process, may sleep.
+ */
+void smartt_udp_put(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+
+	mutex_lock(&sn->udp_lock);
+	if (!WARN_ON_ONCE(!sn->udp_users) && !--sn->udp_users) {
+		if (sn->udp6)
+			smartt_udp_close(sn->udp6);
+		smartt_udp_close(sn->udp4);
+		WRITE_ONCE(sn->udp4, NULL);
+		WRITE_ONCE(sn->udp6, NULL);
+	}
+	mutex_unlock(&sn->udp_lock);
+}
+
+static int __net_init smartt_net_init(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+	unsigned int i;
+
+	mutex_init(&sn->udp_lock);
+	spin_lock_init(&sn->bind_lock);
+	for (i = 0; i < ARRAY_SIZE(sn->bind); i++)
+		INIT_HLIST_HEAD(&sn->bind[i]);
+	sn->stats = alloc_percpu(struct smartt_stats);
+	if (!sn->stats)
+		return -ENOMEM;
+	if (!proc_create_net_single("smartt_stats", 0444, net->proc_net,
+				    smartt_stats_show, NULL)) {
+		free_percpu(sn->stats);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static void __net_exit smartt_net_exit(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+	unsigned int i;
+
+	remove_proc_entry("smartt_stats", net->proc_net);
+	/* User sockets hold the netns: none can be left, nor their UDP port. */
+	WARN_ON_ONCE(sn->udp_users);
+	for (i = 0; i < ARRAY_SIZE(sn->bind); i++)
+		WARN_ON_ONCE(!hlist_empty(&sn->bind[i]));
+	free_percpu(sn->stats);
+}
+
+static struct pernet_operations smartt_net_ops = {
+	.init = smartt_net_init,
+	.exit = smartt_net_exit,
+	.id = &smartt_net_id,
+	.size = sizeof(struct smartt_net),
+};
+
+/**
+ * smartt_transport_register() - make the transport available
+ *
+ * Per-netns state first (a socket needs its netns's UDP port), then the
+ * socket types.
+ *
+ * Return: 0 or a negative errno (nothing stays registered).
+ */
+int smartt_transport_register(void)
+{
+	int err;
+
+	smartt_wire_checks();
+	err = register_pernet_subsys(&smartt_net_ops);
+	if (err)
+		return err;
+	err = smartt_sock_register();
+	if (err)
+		unregister_pernet_subsys(&smartt_net_ops);
+	return err;
+}
+
+/**
+ * smartt_transport_unregister() - undo smartt_transport_register()
+ *
+ * The module cannot be unloaded while a socket is open (struct proto
+ * .owner), so no socket is left here.
+ */
+void smartt_transport_unregister(void)
+{
+	smartt_sock_unregister();
+	unregister_pernet_subsys(&smartt_net_ops);
+}

@@ -1,0 +1,1030 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: the socket API.  socket(AF_INET or AF_INET6,
+ * SOCK_DGRAM, IPPROTO_SMARTT); bind to a transport port; sendto() queues a
+ * whole message; recvmsg() returns whole messages; completions and errors
+ * on the error queue; options at SOL_SMARTT.  See smartt(7).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uio.h>
+#include <net/addrconf.h>
+#include <net/inet_common.h>
+#include <net/protocol.h>
+#include <net/route.h>
+
+#include "cc/cc_glue.h"
+#include "smartt.h"
+#include "transport/transport.h"
+
+/* Bytes charged per queued message on top of its payload. */
+#define SMARTT_MSG_OVERHEAD	256
+
+static u64 smartt_msg_charge(const struct smartt_tx_msg *m)
+{
+	return m->len + SMARTT_MSG_OVERHEAD;
+}
+
+static bool smartt_tx_room(const struct sock *sk, u64 len)
+{
+	u64 queued = READ_ONCE(smartt_sk(sk)->tx_queued);
+
+	return !queued || queued + len + SMARTT_MSG_OVERHEAD <= (u64)READ_ONCE(sk->sk_sndbuf);
+}
+
+/**
+ * smartt_write_space() - wake writers when queued bytes dropped
+ * @sk: socket
+ */
+void smartt_write_space(struct sock *sk)
+{
+	if (!sock_flag(sk, SOCK_DEAD) && smartt_tx_room(sk, 0))
+		sk->sk_write_space(sk);
+}
+
+static int smartt_hash_port(struct sock *sk, u16 port)
+{
+	struct smartt_net *sn = smartt_net(sock_net(sk));
+	struct smartt_sock *ssk = smartt_sk(sk), *o;
+	u32 range = SMARTT_PORT_EPH_HI - SMARTT_PORT_EPH_LO + 1;
+	u32 i, start = get_random_u32_below(range);
+	int err = -EADDRINUSE;
+
+	spin_lock_bh(&sn->bind_lock);
+	for (i = 0; i < (port ? 1 : range); i++) {
+		u16 p = port ? port : SMARTT_PORT_EPH_LO + (start + i) % range;
+		bool used = false;
+
+		hlist_for_each_entry(o, &sn->bind[hash_32(p, SMARTT_BIND_BITS)], bind_node) {
+			if (o->port == p) {
+				used = true;
+				break;
+			}
+		}
+		if (used)
+			continue;
+		WRITE_ONCE(ssk->port, p);
+		ssk->inet.inet_sport = htons(p);
+		hlist_add_head_rcu(&ssk->bind_node, &sn->bind[hash_32(p, SMARTT_BIND_BITS)]);
+		err = 0;
+		break;
+	}
+	spin_unlock_bh(&sn->bind_lock);
+	return err;
+}
+
+static int smartt_hash(struct sock *sk)
+{
+	return 0;
+}
+
+static void smartt_unhash(struct sock *sk)
+{
+	struct smartt_net *sn = smartt_net(sock_net(sk));
+	struct smartt_sock *ssk = smartt_sk(sk);
+
+	spin_lock_bh(&sn->bind_lock);
+	if (!hlist_unhashed(&ssk->bind_node))
+		hlist_del_init_rcu(&ssk->bind_node);
+	spin_unlock_bh(&sn->bind_lock);
+}
+
+/* Parse a sockaddr of the socket's family; port 0 allowed only if @bind. */
+static int smartt_parse_addr(struct sock *sk, const void *uaddr, int len,
+			     union smartt_addr *a, u16 *port, bool bind)
+{
+	if (sk->sk_family == AF_INET) {
+		const struct sockaddr_in *sin = uaddr;
+
+		if (len < (int)sizeof(*sin))
+			return -EINVAL;
+		if (sin->sin_family != AF_INET)
+			return -EAFNOSUPPORT;
+		a->v4 = sin->sin_addr.s_addr;
+		*port = ntohs(sin->sin_port);
+		if (!bind && (ipv4_is_zeronet(a->v4) || ipv4_is_multicast(a->v4) ||
+			      ipv4_is_lbcast(a->v4)))
+			return -EINVAL;
+	} else {
+		const struct sockaddr_in6 *sin6 = uaddr;
+		int t;
+
+		if (len < SIN6_LEN_RFC2133)
+			return -EINVAL;
+		if (sin6->sin6_family != AF_INET6)
+			return -EAFNOSUPPORT;
+		a->v6 = sin6->sin6_addr;
+		*port = ntohs(sin6->sin6_port);
+		t = ipv6_addr_type(&a->v6);
+		if (t & IPV6_ADDR_MAPPED)
+			return -EAFNOSUPPORT;
+		if (!bind && (t == IPV6_ADDR_ANY || (t & IPV6_ADDR_MULTICAST)))
+			return -EINVAL;
+	}
+	if (!bind && !*port)
+		return -EINVAL;
+	return 0;
+}
+
+static int smartt_bind(struct sock *sk, struct sockaddr *uaddr, int addr_len)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct net *net = sock_net(sk);
+	union smartt_addr a;
+	u16 port;
+	int err;
+
+	err = smartt_parse_addr(sk, uaddr, addr_len, &a, &port, true);
+	if (err)
+		return err;
+	if (sk->sk_family == AF_INET) {
+		if (a.v4 != htonl(INADDR_ANY) && inet_addr_type(net, a.v4) != RTN_LOCAL)
+			return -EADDRNOTAVAIL;
+	} else if (!ipv6_addr_any(&a.v6) && !ipv6_chk_addr(net, &a.v6, NULL, 0)) {
+		return -EADDRNOTAVAIL;
+	}
+	lock_sock(sk);
+	if (ssk->port || ssk->closing) {
+		err = -EINVAL;
+		goto out;
+	}
+	err = smartt_hash_port(sk, port);
+	if (err)
+		goto out;
+	if (sk->sk_family == AF_INET) {
+		ssk->inet.inet_rcv_saddr = a.v4;
+		ssk->inet.inet_saddr = a.v4;
+	} else {
+		sk->sk_v6_rcv_saddr = a.v6;
+	}
+out:
+	release_sock(sk);
+	return err;
+}
+
+static struct smartt_peer *smartt_peer_find(struct smartt_sock *ssk, u16 family,
+					    const union smartt_addr *a, u16 port)
+{
+	struct smartt_peer *p;
+
+	list_for_each_entry(p, &ssk->peers, node) {
+		if (p->port != port || p->family != family)
+			continue;
+		if (family == AF_INET ? p->addr.v4 == a->v4 : ipv6_addr_equal(&p->addr.v6, &a->v6))
+			return p;
+	}
+	return NULL;
+}
+
+static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smartt_peer *p)
+{
+	return ssk->window ? ssk->window : (u64)p->mss * SMARTT_WINDOW_SEGS;
+}
+
+/* (Re)start the peer's congestion control: the core's initial window. */
+static void smartt_peer_cc_init(struct smartt_sock *ssk, struct smartt_peer *p)
+{
+	if (ssk->sp) {
+		smartt_init(&p->ss, ssk->sp, 0);
+		p->cwnd = p->ss.cwnd;
+	} else {
+		p->cwnd = smartt_default_cwnd(ssk, p);
+	}
+}
+
+static void smartt_peer_tx_init(struct smartt_peer *p)
+{
+	do {
+		p->tx_epoch = get_random_u32();
+	} while (!p->tx_epoch);
+	p->snd_una = 0;
+	p->snd_nxt = 0;
+	p->in_flight = 0;
+	p->lost = 0;
+	p->rto_at = 0;
+	p->rto_ns = SMARTT_RTO_INIT_NS;
+	memset(p->win, 0, SMARTT_WIN * sizeof(*p->win));
+}
+
+/**
+ * smartt_peer_get() - find or create the state of a peer
+ * @sk: socket (locked)
+ * @family: AF_INET or AF_INET6
+ * @a: the peer's address
+ * @port: the peer's transport port
+ * @gfp: allocation flags (GFP_ATOMIC in the receive path)
+ *
+ * Return: the peer, or an ERR_PTR: -ENOBUFS beyond %SMARTT_MAX_PEERS or
+ * without memory, a routing error when the peer cannot be reached.
+ */
+struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
+				    const union smartt_addr *a, u16 port, gfp_t gfp)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	union smartt_addr src = {};
+	struct smartt_peer *p;
+	int err = -ENOBUFS;
+
+	p = smartt_peer_find(ssk, family, a, port);
+	if (p)
+		return p;
+	if (ssk->npeers >= SMARTT_MAX_PEERS)
+		return ERR_PTR(-ENOBUFS);
+	p = kzalloc(sizeof(*p), gfp);
+	if (!p)
+		return ERR_PTR(-ENOBUFS);
+	p->win = kcalloc(SMARTT_WIN, sizeof(*p->win), gfp);
+	if (!p->win)
+		goto fail;
+	err = dst_cache_init(&p->dst_cache, gfp);
+	if (err) {
+		err = -ENOBUFS;
+		goto fail;
+	}
+	p->family = family;
+	p->addr = *a;
+	p->port = port;
+	p->entropy = get_random_u32();
+	p->last_active = ktime_get_ns();
+	INIT_LIST_HEAD(&p->tx_msgs);
+	INIT_LIST_HEAD(&p->rx_msgs);
+	smartt_peer_tx_init(p);
+	if (family == AF_INET)
+		src.v4 = ssk->inet.inet_saddr;
+	else
+		src.v6 = sk->sk_v6_rcv_saddr;
+	err = smartt_peer_route(sock_net(sk), p, &src);
+	if (err) {
+		dst_cache_destroy(&p->dst_cache);
+		goto fail;
+	}
+	smartt_peer_cc_init(ssk, p);
+	list_add_tail(&p->node, &ssk->peers);
+	ssk->npeers++;
+	return p;
+fail:
+	kfree(p->win);
+	kfree(p);
+	return ERR_PTR(err);
+}
+
+/* A message is finished: success (@status 0) or failure (-errno). */
+static void smartt_msg_done(struct sock *sk, struct smartt_tx_msg *m, int status)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct net *net = sock_net(sk);
+
+	if (status)
+		smartt_stat_inc(net, SMARTT_STAT_MSGS_FAILED);
+	else
+		smartt_stat_inc(net, SMARTT_STAT_MSGS_SENT);
+	if (m->has_cookie && !ssk->closing) {
+		struct smartt_completion *c;
+		struct sk_buff *skb;
+
+		BUILD_BUG_ON(sizeof(*c) > sizeof(skb->cb));
+		skb = alloc_skb(0, GFP_ATOMIC);
+		if (skb) {
+			c = (struct smartt_completion *)skb->cb;
+			memset(c, 0, sizeof(*c));
+			c->cookie = m->cookie;
+			c->msg_len = m->len;
+			c->status = status;
+			c->fct_ns = ktime_get_ns() - m->start_ns;
+			if (sock_queue_err_skb(sk, skb)) {
+				kfree_skb(skb);
+				skb = NULL;
+			}
+		}
+		smartt_stat_inc(net, skb ? SMARTT_STAT_COMPLETIONS :
+				SMARTT_STAT_COMPLETIONS_DROPPED);
+	} else if (status && !ssk->closing) {
+		WRITE_ONCE(sk->sk_err, -status);
+		sk_error_report(sk);
+	}
+	list_del(&m->node);
+	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued - smartt_msg_charge(m));
+	kvfree(m->data);
+	kfree(m);
+}
+
+/**
+ * smartt_msg_acked() - a segment of a message was acknowledged
+ * @sk: socket (locked)
+ * @m: the message
+ *
+ * Completes the message when it was its last segment.
+ */
+void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m)
+{
+	if (++m->acked < m->nsegs)
+		return;
+	smartt_msg_done(sk, m, 0);
+	smartt_write_space(sk);
+}
+
+/**
+ * smartt_peer_fail() - fail every message to a peer, restart its sequence
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @err: negative errno reported for each message
+ *
+ * The receive half (what the peer sends us) is kept: it holds the
+ * duplicate suppression of the peer's sequence space.
+ */
+void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err)
+{
+	struct smartt_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
+		smartt_msg_done(sk, m, err);
+	smartt_peer_tx_init(peer);
+	smartt_peer_cc_init(smartt_sk(sk), peer);
+	smartt_write_space(sk);
+}
+
+static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
+{
+	struct smartt_rx_msg *r, *rtmp;
+	struct smartt_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
+		smartt_msg_done(sk, m, -ECONNRESET);
+	list_for_each_entry_safe(r, rtmp, &peer->rx_msgs, node)
+		smartt_rx_msg_free(sk, peer, r);
+	dst_cache_destroy(&peer->dst_cache);
+	list_del(&peer->node);
+	smartt_sk(sk)->npeers--;
+	kfree(peer->win);
+	kfree(peer);
+}
+
+/**
+ * smartt_idle_ns() - how long a peer may stay idle before it is reclaimed
+ * @ssk: socket
+ *
+ * %SMARTT_IDLE_TIMEOUTS times the socket's timeout, at least
+ * %SMARTT_IDLE_MIN_NS: far longer than any packet lives in a fabric, so
+ * nothing of the peer's sequence space can still arrive.
+ *
+ * Return: nanoseconds.
+ */
+u64 smartt_idle_ns(const struct smartt_sock *ssk)
+{
+	return max_t(u64, ssk->timeout_ns * SMARTT_IDLE_TIMEOUTS, SMARTT_IDLE_MIN_NS);
+}
+
+/**
+ * smartt_peers_gc() - reclaim idle peers
+ * @sk: socket (locked)
+ * @now: current time, ns
+ *
+ * A peer with no message to send and none half reassembled that has been
+ * idle for smartt_idle_ns() is freed.  If it comes back, new state starts
+ * where its packets say (&struct smartt_data_ext.snd_una): every message
+ * it had started was delivered whole, so nothing can be lost.  A half
+ * reassembled message keeps its peer (its sender may only be slow or cut
+ * off for a while); the receive buffer bounds what such messages hold, and
+ * a sender that restarts (new epoch) frees them.
+ */
+void smartt_peers_gc(struct sock *sk, u64 now)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p, *tmp;
+	u64 idle = smartt_idle_ns(ssk);
+
+	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
+		if (list_empty(&p->tx_msgs) && list_empty(&p->rx_msgs) &&
+		    now - p->last_active >= idle)
+			smartt_peer_free(sk, p);
+}
+
+static int smartt_cmsg_cookie(struct msghdr *msg, u64 *cookie, bool *has)
+{
+	struct cmsghdr *cmsg;
+
+	for_each_cmsghdr(cmsg, msg) {
+		if (!CMSG_OK(msg, cmsg))
+			return -EINVAL;
+		if (cmsg->cmsg_level != SOL_SMARTT ||
+		    cmsg->cmsg_type != SMARTT_CMSG_COOKIE ||
+		    cmsg->cmsg_len != CMSG_LEN(sizeof(u64)))
+			return -EINVAL;
+		memcpy(cookie, CMSG_DATA(cmsg), sizeof(u64));
+		*has = true;
+	}
+	return 0;
+}
+
+static int smartt_wait_room(struct sock *sk, u64 len, long *timeo)
+{
+	DEFINE_WAIT_FUNC(wait, woken_wake_function);
+	int err = 0;
+
+	add_wait_queue(sk_sleep(sk), &wait);
+	while (!smartt_tx_room(sk, len)) {
+		if (sk->sk_err) {
+			err = sock_error(sk);
+			break;
+		}
+		if (!*timeo) {
+			err = -EAGAIN;
+			break;
+		}
+		if (signal_pending(current)) {
+			err = sock_intr_errno(*timeo);
+			break;
+		}
+		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
+		sk_wait_event(sk, timeo, smartt_tx_room(sk, len) || sk->sk_err ||
+			      smartt_sk(sk)->closing, &wait);
+		if (smartt_sk(sk)->closing) {
+			err = -EPIPE;
+			break;
+		}
+	}
+	remove_wait_queue(sk_sleep(sk), &wait);
+	return err;
+}
+
+static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_tx_msg *m;
+	struct smartt_peer *peer;
+	union smartt_addr a;
+	bool has_cookie = false;
+	u64 cookie = 0;
+	long timeo;
+	u16 port;
+	int err;
+
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
+		return -EOPNOTSUPP;
+	if (!msg->msg_name)
+		return -EDESTADDRREQ;
+	err = smartt_parse_addr(sk, msg->msg_name, msg->msg_namelen, &a, &port, false);
+	if (err)
+		return err;
+	if (msg->msg_controllen) {
+		err = smartt_cmsg_cookie(msg, &cookie, &has_cookie);
+		if (err)
+			return err;
+	}
+
+	lock_sock(sk);
+	err = sock_error(sk);
+	if (err)
+		goto out;
+	if (ssk->closing) {
+		err = -EPIPE;
+		goto out;
+	}
+	if (len > ssk->msg_max) {
+		err = -EMSGSIZE;
+		goto out;
+	}
+	if (!ssk->port) {
+		err = smartt_hash_port(sk, 0);
+		if (err)
+			goto out;
+	}
+	timeo = sock_sndtimeo(sk, msg->msg_flags & MSG_DONTWAIT);
+	err = smartt_wait_room(sk, len, &timeo);
+	if (err)
+		goto out;
+
+	peer = smartt_peer_get(sk, sk->sk_family, &a, port, GFP_KERNEL);
+	if (IS_ERR(peer)) {
+		err = PTR_ERR(peer);
+		if (err != -ENOBUFS)
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_ERR_NOROUTE);
+		goto out;
+	}
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m) {
+		err = -ENOBUFS;
+		goto out;
+	}
+	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!m->data) {
+		kfree(m);
+		err = -ENOBUFS;
+		goto out;
+	}
+	if (len && !copy_from_iter_full(m->data, len, &msg->msg_iter)) {
+		kvfree(m->data);
+		kfree(m);
+		err = -EFAULT;
+		goto out;
+	}
+	m->len = len;
+	m->nsegs = len ? DIV_ROUND_UP_ULL(len, peer->mss) : 1;
+	m->id = peer->next_msg_id++;
+	m->cookie = cookie;
+	m->has_cookie = has_cookie;
+	m->start_ns = ktime_get_ns();
+	if (list_empty(&peer->tx_msgs))
+		peer->last_progress = m->start_ns;
+	peer->last_active = m->start_ns;
+	list_add_tail(&m->node, &peer->tx_msgs);
+	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + smartt_msg_charge(m));
+	smartt_push(sk, peer);
+	err = len;
+out:
+	release_sock(sk);
+	return err;
+}
+
+static int smartt_recv_error(struct sock *sk, struct msghdr *msg)
+{
+	struct smartt_completion c;
+	struct sk_buff *skb;
+	int err;
+
+	skb = skb_dequeue(&sk->sk_error_queue);
+	if (!skb)
+		return -EAGAIN;
+	memcpy(&c, skb->cb, sizeof(c));
+	err = put_cmsg(msg, SOL_SMARTT, SMARTT_CMSG_COMPLETION, sizeof(c), &c);
+	if (err) {
+		skb_queue_head(&sk->sk_error_queue, skb);
+		return err;
+	}
+	msg->msg_flags |= MSG_ERRQUEUE;
+	consume_skb(skb);
+	return 0;
+}
+
+static int smartt_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
+			  int flags, int *addr_len)
+{
+	struct smartt_skb_cb *cb;
+	struct sk_buff *skb;
+	size_t copied;
+	int err;
+
+	if (flags & MSG_ERRQUEUE)
+		return smartt_recv_error(sk, msg);
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL | MSG_CMSG_COMPAT))
+		return -EOPNOTSUPP;
+	skb = skb_recv_datagram(sk, flags, &err);
+	if (!skb)
+		return err;
+	copied = skb->len;
+	if (copied > len) {
+		copied = len;
+		msg->msg_flags |= MSG_TRUNC;
+	}
+	err = skb_copy_datagram_msg(skb, 0, msg, copied);
+	if (err)
+		goto out;
+	cb = SMARTT_SKB_CB(skb);
+	if (msg->msg_name) {
+		if (sk->sk_family == AF_INET) {
+			DECLARE_SOCKADDR(struct sockaddr_in *, sin, msg->msg_name);
+
+			memset(sin, 0, sizeof(*sin));
+			sin->sin_family = AF_INET;
+			sin->sin_port = htons(cb->sport);
+			sin->sin_addr.s_addr = cb->saddr.v4;
+			*addr_len = sizeof(*sin);
+		} else {
+			DECLARE_SOCKADDR(struct sockaddr_in6 *, sin6, msg->msg_name);
+
+			memset(sin6, 0, sizeof(*sin6));
+			sin6->sin6_family = AF_INET6;
+			sin6->sin6_port = htons(cb->sport);
+			sin6->sin6_addr = cb->saddr.v6;
+			*addr_len = sizeof(*sin6);
+		}
+	}
+	err = (flags & MSG_TRUNC) ? skb->len : copied;
+out:
+	skb_free_datagram(sk, skb);
+	return err;
+}
+
+/*
+ * SMaRTT parameters for a socket: the profile's rules and gains, the
+ * fabric's description (link rate, RTTs, MTU) from the netns's
+ * net.smartt.tcp_* configuration.
+ */
+static int smartt_cc_params(struct sock *sk, int profile, struct smartt_params *sp)
+{
+	struct smartt_knobs k = smartt_profiles[profile];
+	const struct smartt_cc_cfg *cfg;
+
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	k.link_mbps = cfg->sp.k.link_mbps;
+	k.base_rtt = cfg->sp.k.base_rtt;
+	k.network_rtt = cfg->sp.k.network_rtt;
+	k.learn_base_rtt = cfg->sp.k.learn_base_rtt;
+	k.mtu = cfg->sp.k.mtu;
+	rcu_read_unlock();
+	return smartt_params_init(sp, &k) ? -EINVAL : 0;
+}
+
+static int smartt_set_cc(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	char name[SMARTT_CC_NAME_MAX] = {};
+	struct smartt_params *sp = NULL, *old;
+	struct smartt_peer *p;
+	int profile = SMARTT_CC_NONE;
+
+	if (!optlen || optlen > sizeof(name))
+		return -EINVAL;
+	if (copy_from_sockptr(name, optval, optlen))
+		return -EFAULT;
+	name[sizeof(name) - 1] = 0;
+	if (strcmp(name, "none")) {
+		int err;
+
+		profile = smartt_profile_by_name(name);
+		if (profile < 0)
+			return -EINVAL;
+		sp = kmalloc(sizeof(*sp), GFP_KERNEL);
+		if (!sp)
+			return -ENOMEM;
+		err = smartt_cc_params(sk, profile, sp);
+		if (err) {
+			kfree(sp);
+			return err;
+		}
+	}
+	lock_sock(sk);
+	old = ssk->sp;
+	ssk->sp = sp;
+	ssk->cc = profile;
+	list_for_each_entry(p, &ssk->peers, node) {
+		smartt_peer_cc_init(ssk, p);
+		smartt_push(sk, p);
+	}
+	release_sock(sk);
+	kfree(old);
+	return 0;
+}
+
+static int smartt_setsockopt(struct sock *sk, int level, int optname,
+			     sockptr_t optval, unsigned int optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p;
+	u32 val;
+	int err = 0;
+
+	if (level != SOL_SMARTT)
+		return -ENOPROTOOPT;
+	if (optname == SMARTT_CC)
+		return smartt_set_cc(sk, optval, optlen);
+	if (optlen < sizeof(val))
+		return -EINVAL;
+	if (copy_from_sockptr(&val, optval, sizeof(val)))
+		return -EFAULT;
+	lock_sock(sk);
+	switch (optname) {
+	case SMARTT_MSG_MAX:
+		if (!val || val > SMARTT_MSG_MAX_LIMIT)
+			err = -EINVAL;
+		else
+			ssk->msg_max = val;
+		break;
+	case SMARTT_TIMEOUT_MS:
+		if (!val || val > SMARTT_TIMEOUT_MS_MAX)
+			err = -EINVAL;
+		else
+			ssk->timeout_ns = (u64)val * NSEC_PER_MSEC;
+		break;
+	case SMARTT_WINDOW:
+		if (val < SMARTT_SEG_MIN || val > SMARTT_MSG_MAX_DEFAULT) {
+			err = -EINVAL;
+			break;
+		}
+		ssk->window = val;
+		if (ssk->sp)
+			break;
+		list_for_each_entry(p, &ssk->peers, node) {
+			p->cwnd = val;
+			smartt_push(sk, p);
+		}
+		break;
+	default:
+		err = -ENOPROTOOPT;
+	}
+	release_sock(sk);
+	return err;
+}
+
+static u32 smartt_list_count(const struct list_head *h)
+{
+	const struct list_head *pos;
+	u32 n = 0;
+
+	list_for_each(pos, h)
+		n++;
+	return n;
+}
+
+static void smartt_peer_info(struct smartt_peer *p, struct smartt_peer_info *pi)
+{
+	pi->srtt_us = div_u64(p->srtt_ns, NSEC_PER_USEC);
+	pi->rttvar_us = div_u64(p->rttvar_ns, NSEC_PER_USEC);
+	pi->rto_us = div_u64(p->rto_ns, NSEC_PER_USEC);
+	pi->cwnd = p->cwnd;
+	pi->in_flight = p->in_flight;
+	pi->mss = p->mss;
+	pi->tx_msgs = smartt_list_count(&p->tx_msgs);
+	pi->rx_msgs = smartt_list_count(&p->rx_msgs);
+	pi->snd_una = p->snd_una;
+	pi->snd_nxt = p->snd_nxt;
+	pi->rcv_nxt = p->rcv_nxt;
+	pi->retransmits = p->retransmits;
+	pi->rtos = p->rtos;
+}
+
+static int smartt_getsockopt(struct sock *sk, int level, int optname,
+			     char __user *optval, int __user *optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer_info pi;
+	struct smartt_peer *p;
+	union smartt_addr a;
+	int len, err = 0;
+	u32 val;
+	u16 port;
+
+	if (level != SOL_SMARTT)
+		return -ENOPROTOOPT;
+	if (get_user(len, optlen))
+		return -EFAULT;
+	if (len < 0)
+		return -EINVAL;
+	switch (optname) {
+	case SMARTT_CC: {
+		int cc = READ_ONCE(ssk->cc);
+		const char *name = cc < 0 ? "none" : smartt_profile_names[cc];
+
+		len = min_t(int, len, strlen(name) + 1);
+		if (put_user(len, optlen) || copy_to_user(optval, name, len))
+			return -EFAULT;
+		return 0;
+	}
+	case SMARTT_PEER_INFO:
+		if (len < (int)sizeof(pi))
+			return -EINVAL;
+		memset(&pi, 0, sizeof(pi));
+		if (copy_from_user(pi.addr, optval, sizeof(pi.addr)))
+			return -EFAULT;
+		err = smartt_parse_addr(sk, pi.addr, sizeof(pi.addr), &a, &port, false);
+		if (err)
+			return err;
+		lock_sock(sk);
+		p = smartt_peer_find(ssk, sk->sk_family, &a, port);
+		if (p)
+			smartt_peer_info(p, &pi);
+		release_sock(sk);
+		if (!p)
+			return -ENOENT;
+		len = sizeof(pi);
+		if (put_user(len, optlen) || copy_to_user(optval, &pi, len))
+			return -EFAULT;
+		return 0;
+	case SMARTT_MSG_MAX:
+		val = READ_ONCE(ssk->msg_max);
+		break;
+	case SMARTT_TIMEOUT_MS:
+		val = div_u64(READ_ONCE(ssk->timeout_ns), NSEC_PER_MSEC);
+		break;
+	case SMARTT_WINDOW:
+		val = READ_ONCE(ssk->window);
+		break;
+	default:
+		return -ENOPROTOOPT;
+	}
+	if (len < (int)sizeof(val))
+		return -EINVAL;
+	len = sizeof(val);
+	if (put_user(len, optlen) || copy_to_user(optval, &val, len))
+		return -EFAULT;
+	return 0;
+}
+
+static int smartt_init_sock(struct sock *sk)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+
+	INIT_LIST_HEAD(&ssk->peers);
+	INIT_HLIST_NODE(&ssk->bind_node);
+	ssk->msg_max = SMARTT_MSG_MAX_DEFAULT;
+	ssk->timeout_ns = (u64)SMARTT_TIMEOUT_MS_DEFAULT * NSEC_PER_MSEC;
+	ssk->cc = SMARTT_CC_NONE;
+	timer_setup(&ssk->timer, smartt_timer_fn, 0);
+	/* The port table is read under RCU. */
+	sock_set_flag(sk, SOCK_RCU_FREE);
+	/* On failure inet_create() releases the socket without close(). */
+	return smartt_udp_get(sock_net(sk));
+}
+
+static void smartt_close(struct sock *sk, long timeout)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p, *tmp;
+
+	lock_sock(sk);
+	ssk->closing = true;
+	smartt_unhash(sk);
+	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
+		smartt_peer_free(sk, p);
+	kfree(ssk->sp);
+	ssk->sp = NULL;
+	release_sock(sk);
+	/* The timer sees ->closing and never re-arms. */
+	sk_stop_timer_sync(sk, &ssk->timer);
+	smartt_udp_put(sock_net(sk));
+	sk_common_release(sk);
+}
+
+/**
+ * smartt_backlog_rcv() - a packet queued while the socket was owned
+ * @sk: socket (owned by the caller)
+ * @skb: packet, see smartt_rcv()
+ *
+ * Return: 0 (the packet is consumed).
+ */
+int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	smartt_rcv(sk, skb);
+	return 0;
+}
+
+static __poll_t smartt_poll(struct file *file, struct socket *sock, poll_table *wait)
+{
+	__poll_t mask = datagram_poll(file, sock, wait);
+
+	if (!smartt_tx_room(sock->sk, 0)) {
+		mask &= ~(EPOLLOUT | EPOLLWRNORM | EPOLLWRBAND);
+		set_bit(SOCK_NOSPACE, &sock->flags);
+	}
+	return mask;
+}
+
+static int smartt_ops_bind(struct socket *sock, struct sockaddr *uaddr, int len)
+{
+	return smartt_bind(sock->sk, uaddr, len);
+}
+
+static int smartt_ops_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
+{
+	return smartt_sendmsg(sock->sk, msg, len);
+}
+
+static int smartt_ops_recvmsg(struct socket *sock, struct msghdr *msg, size_t len,
+			      int flags)
+{
+	int addr_len = 0;
+	int err;
+
+	err = smartt_recvmsg(sock->sk, msg, len, flags, &addr_len);
+	if (err >= 0)
+		msg->msg_namelen = addr_len;
+	return err;
+}
+
+struct proto smartt_prot = {
+	.name = "SMARTT",
+	.owner = THIS_MODULE,
+	.close = smartt_close,
+	.init = smartt_init_sock,
+	.setsockopt = smartt_setsockopt,
+	.getsockopt = smartt_getsockopt,
+	.sendmsg = smartt_sendmsg,
+	.recvmsg = smartt_recvmsg,
+	.bind = smartt_bind,
+	.backlog_rcv = smartt_backlog_rcv,
+	.hash = smartt_hash,
+	.unhash = smartt_unhash,
+	.no_autobind = true,
+	.obj_size = sizeof(struct smartt_sock),
+};
+
+struct proto smartt_prot6 = {
+	.name = "SMARTTv6",
+	.owner = THIS_MODULE,
+	.close = smartt_close,
+	.init = smartt_init_sock,
+	.setsockopt = smartt_setsockopt,
+	.getsockopt = smartt_getsockopt,
+	.sendmsg = smartt_sendmsg,
+	.recvmsg = smartt_recvmsg,
+	.bind = smartt_bind,
+	.backlog_rcv = smartt_backlog_rcv,
+	.hash = smartt_hash,
+	.unhash = smartt_unhash,
+	.no_autobind = true,
+	.obj_size = sizeof(struct smartt_sock),
+#ifdef SMARTT_HAVE_IPV6_PINFO_OFFSET
+	.ipv6_pinfo_offset = offsetof(struct smartt_sock, inet6),
+#endif
+};
+
+static const struct proto_ops smartt_ops = {
+	.family = PF_INET,
+	.owner = THIS_MODULE,
+	.release = inet_release,
+	.bind = smartt_ops_bind,
+	.connect = sock_no_connect,
+	.socketpair = sock_no_socketpair,
+	.accept = sock_no_accept,
+	.getname = inet_getname,
+	.poll = smartt_poll,
+	.ioctl = inet_ioctl,
+	.listen = sock_no_listen,
+	.shutdown = sock_no_shutdown,
+	.setsockopt = sock_common_setsockopt,
+	.getsockopt = sock_common_getsockopt,
+	.sendmsg = smartt_ops_sendmsg,
+	.recvmsg = smartt_ops_recvmsg,
+	.mmap = sock_no_mmap,
+};
+
+static const struct proto_ops smartt_ops6 = {
+	.family = PF_INET6,
+	.owner = THIS_MODULE,
+	.release = inet6_release,
+	.bind = smartt_ops_bind,
+	.connect = sock_no_connect,
+	.socketpair = sock_no_socketpair,
+	.accept = sock_no_accept,
+	.getname = inet6_getname,
+	.poll = smartt_poll,
+	.ioctl = inet6_ioctl,
+	.listen = sock_no_listen,
+	.shutdown = sock_no_shutdown,
+	.setsockopt = sock_common_setsockopt,
+	.getsockopt = sock_common_getsockopt,
+	.sendmsg = smartt_ops_sendmsg,
+	.recvmsg = smartt_ops_recvmsg,
+	.mmap = sock_no_mmap,
+};
+
+static struct inet_protosw smartt_protosw = {
+	.type = SOCK_DGRAM,
+	.protocol = IPPROTO_SMARTT,
+	.prot = &smartt_prot,
+	.ops = &smartt_ops,
+};
+
+static struct inet_protosw smartt_protosw6 = {
+	.type = SOCK_DGRAM,
+	.protocol = IPPROTO_SMARTT,
+	.prot = &smartt_prot6,
+	.ops = &smartt_ops6,
+};
+
+/**
+ * smartt_sock_register() - register the socket types
+ *
+ * Return: 0 or a negative errno (nothing stays registered).
+ */
+int smartt_sock_register(void)
+{
+	int err;
+
+	/* inet6_sk_generic() before 6.7 finds ipv6_pinfo at the end. */
+	BUILD_BUG_ON(offsetof(struct smartt_sock, inet6) + sizeof(struct ipv6_pinfo) !=
+		     sizeof(struct smartt_sock));
+	err = proto_register(&smartt_prot, 1);
+	if (err)
+		return err;
+	err = proto_register(&smartt_prot6, 1);
+	if (err)
+		goto fail_prot;
+	inet_register_protosw(&smartt_protosw);
+	err = inet6_register_protosw(&smartt_protosw6);
+	if (err)
+		goto fail_sw;
+	return 0;
+fail_sw:
+	inet_unregister_protosw(&smartt_protosw);
+	proto_unregister(&smartt_prot6);
+fail_prot:
+	proto_unregister(&smartt_prot);
+	return err;
+}
+
+/**
+ * smartt_sock_unregister() - undo smartt_sock_register()
+ */
+void smartt_sock_unregister(void)
+{
+	inet6_unregister_protosw(&smartt_protosw6);
+	inet_unregister_protosw(&smartt_protosw);
+	proto_unregister(&smartt_prot6);
+	proto_unregister(&smartt_prot);
+}

@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * smartt transport: types shared by the files of kernel/transport/.
+ * Documentation/transport.rst describes the design.
+ *
+ * Locking: everything reachable from a &struct smartt_sock (peers,
+ * messages, reassembly) belongs to the socket lock.  Process context takes
+ * lock_sock(); the receive path (softirq) and the timer take
+ * bh_lock_sock() and defer to the backlog (or re-arm) when the socket is
+ * owned by a user.  The per-netns port table is RCU-read, bind_lock-written.
+ */
+#ifndef SMARTT_TRANSPORT_H
+#define SMARTT_TRANSPORT_H
+
+#include <linux/in6.h>
+#include <linux/ipv6.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rbtree.h>
+#include <linux/skbuff.h>
+#include <linux/timer.h>
+#include <net/dst_cache.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "algo/smartt.h"
+#include "transport/wire.h"
+
+#if !IS_ENABLED(CONFIG_IPV6)
+#error "the smartt transport needs CONFIG_IPV6"
+#endif
+
+/* Packets in flight per peer: the PSN window; equals the SACK reach. */
+#define SMARTT_WIN		SMARTT_SACK_BITS
+/* Peers per socket. */
+#define SMARTT_MAX_PEERS	1024
+/* Ports bound per netns hash into this many buckets. */
+#define SMARTT_BIND_BITS	6
+/* Ephemeral transport ports. */
+#define SMARTT_PORT_EPH_LO	32768
+#define SMARTT_PORT_EPH_HI	60999
+/* Segment payload bounds, bytes. */
+#define SMARTT_SEG_MIN		64U
+#define SMARTT_SEG_MAX		8192U
+/* RTO estimator (RFC 6298), ns. */
+#define SMARTT_RTO_INIT_NS	(200 * NSEC_PER_MSEC)
+#define SMARTT_RTO_MIN_NS	(20 * NSEC_PER_MSEC)
+#define SMARTT_RTO_MAX_NS	(2 * NSEC_PER_SEC)
+/* SACK-based fast retransmit: this many higher PSNs acknowledged. */
+#define SMARTT_DUPTHRESH	3
+/* A peer idle this many timeouts (at least 1 s) is reclaimed. */
+#define SMARTT_IDLE_TIMEOUTS	4
+#define SMARTT_IDLE_MIN_NS	NSEC_PER_SEC
+/* udp_sock.encap_type of the encapsulation sockets (any non-zero value). */
+#define SMARTT_UDP_ENCAP_TYPE	1
+/* Default window of cc "none", in segments. */
+#define SMARTT_WINDOW_SEGS	64
+
+/* &struct smartt_sock.cc: a fixed window, or a SMaRTT profile. */
+#define SMARTT_CC_NONE		(-1)
+
+/**
+ * union smartt_addr - a peer's IP address
+ * @v4: IPv4 address
+ * @v6: IPv6 address
+ */
+union smartt_addr {
+	__be32 v4;
+	struct in6_addr v6;
+};
+
+/* State of one PSN slot at the sender. */
+enum smartt_seg_state {
+	SMARTT_SEG_FREE = 0,	/* acknowledged, or never used */
+	SMARTT_SEG_INFLIGHT,	/* sent, counted in in_flight */
+	SMARTT_SEG_LOST,	/* declared lost, queued for retransmission */
+};
+
+struct smartt_tx_msg;
+
+/**
+ * struct smartt_txseg - one PSN slot of the sender's window
+ * @psn: the PSN using the slot (slots are reused every %SMARTT_WIN PSNs)
+ * @msg: message the segment belongs to
+ * @seg: segment index in @msg
+ * @len: payload bytes
+ * @state: &enum smartt_seg_state
+ * @sent_ns: last (re)transmission time
+ */
+struct smartt_txseg {
+	u64 psn;
+	struct smartt_tx_msg *msg;
+	u32 seg;
+	u16 len;
+	u8 state;
+	u64 sent_ns;
+};
+
+/**
+ * struct smartt_tx_msg - a message being sent
+ * @node: in &struct smartt_peer.tx_msgs
+ * @id: message number
+ * @len: bytes
+ * @cookie: user cookie (valid when @has_cookie)
+ * @has_cookie: a completion is wanted
+ * @nsegs: segments
+ * @next_seg: next segment never sent
+ * @acked: segments acknowledged
+ * @start_ns: time of sendmsg()
+ * @data: the payload (kvmalloc)
+ */
+struct smartt_tx_msg {
+	struct list_head node;
+	u64 id;
+	u64 len;
+	u64 cookie;
+	bool has_cookie;
+	u32 nsegs;
+	u32 next_seg;
+	u32 acked;
+	u64 start_ns;
+	u8 *data;
+};
+
+/**
+ * struct smartt_rx_msg - a message being reassembled
+ * @node: in &struct smartt_peer.rx_msgs
+ * @id: message number
+ * @len: bytes
+ * @seg_size: bytes per segment
+ * @received: payload bytes received so far
+ * @segs: received segments, keyed by offset (skb->rbnode)
+ * @head: the skb that will carry the message (allocated on admission, so
+ *	that a complete message never fails to be delivered)
+ */
+struct smartt_rx_msg {
+	struct list_head node;
+	struct sk_buff *head;
+	u64 id;
+	u64 len;
+	u32 seg_size;
+	u64 received;
+	struct rb_root segs;
+};
+
+/**
+ * struct smartt_peer - per-peer state of a socket (UEC's PDC)
+ * @node: in &struct smartt_sock.peers
+ * @family: AF_INET or AF_INET6
+ * @addr: the peer's address
+ * @port: the peer's transport port
+ * @dst_cache: route to the peer
+ * @saddr: the source address to use (from the route)
+ * @mss: payload bytes per segment
+ * @entropy: path entropy of this peer's packets
+ * @tx_epoch: epoch of our sequence space towards the peer
+ * @snd_una: lowest PSN not acknowledged
+ * @snd_nxt: next PSN to use
+ * @in_flight: payload bytes in state INFLIGHT
+ * @lost: segments in state LOST
+ * @cwnd: congestion window, bytes
+ * @next_msg_id: number of the next message
+ * @tx_msgs: messages being sent, oldest first
+ * @win: PSN slots, index psn % SMARTT_WIN
+ * @srtt_ns: smoothed RTT (0: no sample yet)
+ * @rttvar_ns: RTT variation
+ * @rto_ns: current RTO, backoff included
+ * @rto_at: when the oldest in-flight packet times out (ns, 0 = not armed)
+ * @last_progress: last time the peer acknowledged new data (ns)
+ * @last_active: last time a message was queued to the peer or a valid
+ *	packet came from it (ns); an idle peer is reclaimed
+ * @retransmits: packets retransmitted
+ * @rtos: retransmission timeouts
+ * @rx_epoch: epoch of the peer's sequence space (0: nothing received)
+ * @rcv_nxt: every PSN below this was received
+ * @rx_bitmap: received PSNs in [rcv_nxt, rcv_nxt + SMARTT_WIN), index
+ *	psn % SMARTT_WIN
+ * @rcv_bytes: payload bytes accepted from @rx_epoch
+ * @rx_msgs: messages being reassembled
+ * @rx_reserved: bytes still missing of the messages being reassembled
+ * @ss: SMaRTT core state (congestion controls other than "none")
+ */
+struct smartt_peer {
+	struct list_head node;
+	u16 family;
+	union smartt_addr addr;
+	u16 port;
+	struct dst_cache dst_cache;
+	union smartt_addr saddr;
+	u32 mss;
+	u32 entropy;
+	u32 tx_epoch;
+	u64 snd_una;
+	u64 snd_nxt;
+	u64 in_flight;
+	u32 lost;
+	u64 cwnd;
+	u64 next_msg_id;
+	struct list_head tx_msgs;
+	struct smartt_txseg *win;
+	u64 srtt_ns;
+	u64 rttvar_ns;
+	u64 rto_ns;
+	u64 rto_at;
+	u64 last_progress;
+	u64 last_active;
+	u64 retransmits;
+	u64 rtos;
+	u32 rx_epoch;
+	u64 rcv_nxt;
+	DECLARE_BITMAP(rx_bitmap, SMARTT_WIN);
+	u64 rcv_bytes;
+	struct list_head rx_msgs;
+	u64 rx_reserved;
+	struct smartt_state ss;
+};
+
+/**
+ * struct smartt_sock - a smartt transport socket
+ * @inet: the inet socket (first)
+ * @bind_node: in the netns port table
+ * @port: bound transport port (0: not bound)
+ * @closing: close() started: no new work, no timer re-arm
+ * @peers: &struct smartt_peer list
+ * @npeers: entries in @peers
+ * @msg_max: SMARTT_MSG_MAX
+ * @timeout_ns: SMARTT_TIMEOUT_MS in ns
+ * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
+ * @window: window of cc "none", bytes (0: SMARTT_WINDOW_SEGS segments)
+ * @sp: SMaRTT core parameters (NULL for "none")
+ * @tx_queued: bytes of messages queued and not yet acknowledged
+ * @rx_reserved: sum of the peers' rx_reserved
+ * @timer: retransmission / timeout timer
+ * @inet6: IPv6 state (must be last, see inet6_sk_generic())
+ */
+struct smartt_sock {
+	struct inet_sock inet;
+	struct hlist_node bind_node;
+	u16 port;
+	bool closing;
+	struct list_head peers;
+	u32 npeers;
+	u32 msg_max;
+	u64 timeout_ns;
+	s8 cc;
+	u32 window;
+	struct smartt_params *sp;
+	u64 tx_queued;
+	u64 rx_reserved;
+	struct timer_list timer;
+	struct ipv6_pinfo inet6;
+};
+
+static inline struct smartt_sock *smartt_sk(const struct sock *sk)
+{
+	return (struct smartt_sock *)sk;
+}
+
+/**
+ * struct smartt_skb_cb - what the receive path keeps in skb->cb
+ * @saddr: source address
+ * @family: AF_INET or AF_INET6
+ * @ce: the IP header carried CE
+ * @sport: source transport port
+ * @offset: DATA in reassembly: offset in the message
+ */
+struct smartt_skb_cb {
+	union smartt_addr saddr;
+	u16 family;
+	u8 ce;
+	u16 sport;
+	u64 offset;
+};
+
+#define SMARTT_SKB_CB(skb)	((struct smartt_skb_cb *)&((skb)->cb[0]))
+
+/* Counters of /proc/net/smartt_stats; names in proto.c. */
+enum smartt_stat {
+	SMARTT_STAT_TX_PKTS,
+	SMARTT_STAT_TX_BYTES,
+	SMARTT_STAT_TX_DATA,
+	SMARTT_STAT_TX_ACKS,
+	SMARTT_STAT_TX_NACKS,
+	SMARTT_STAT_TX_ERRORS,
+	SMARTT_STAT_TX_FAIL,
+	SMARTT_STAT_RX_PKTS,
+	SMARTT_STAT_RX_BYTES,
+	SMARTT_STAT_RX_DATA,
+	SMARTT_STAT_RX_ACKS,
+	SMARTT_STAT_RX_NACKS,
+	SMARTT_STAT_RX_ERRORS,
+	SMARTT_STAT_RX_DUP,
+	SMARTT_STAT_RX_TRIMMED,
+	SMARTT_STAT_RX_CE,
+	SMARTT_STAT_MSGS_SENT,
+	SMARTT_STAT_MSGS_DELIVERED,
+	SMARTT_STAT_MSGS_FAILED,
+	SMARTT_STAT_RETRANSMITS,
+	SMARTT_STAT_FAST_RETRANSMITS,
+	SMARTT_STAT_RTOS,
+	SMARTT_STAT_MALFORMED,
+	SMARTT_STAT_DROP_SHORT,
+	SMARTT_STAT_DROP_MAGIC,
+	SMARTT_STAT_DROP_VERSION,
+	SMARTT_STAT_DROP_TYPE,
+	SMARTT_STAT_DROP_HLEN,
+	SMARTT_STAT_DROP_LEN,
+	SMARTT_STAT_DROP_OFFSET,
+	SMARTT_STAT_DROP_EPOCH,
+	SMARTT_STAT_DROP_ACK_UNSENT,
+	SMARTT_STAT_DROP_WINDOW,
+	SMARTT_STAT_DROP_NO_SOCKET,
+	SMARTT_STAT_DROP_NO_PEER,
+	SMARTT_STAT_DROP_PEERS,
+	SMARTT_STAT_DROP_RMEM,
+	SMARTT_STAT_DROP_BACKLOG,
+	SMARTT_STAT_DROP_NOMEM,
+	SMARTT_STAT_DROP_CLOSED,
+	SMARTT_STAT_ERR_CONNREFUSED,
+	SMARTT_STAT_ERR_TIMEDOUT,
+	SMARTT_STAT_ERR_MSGSIZE,
+	SMARTT_STAT_ERR_NOROUTE,
+	SMARTT_STAT_COMPLETIONS,
+	SMARTT_STAT_COMPLETIONS_DROPPED,
+	SMARTT_STAT_COUNT,
+};
+
+/**
+ * struct smartt_stats - one CPU's counters
+ * @v: by &enum smartt_stat
+ */
+struct smartt_stats {
+	u64 v[SMARTT_STAT_COUNT];
+};
+
+/**
+ * struct smartt_net - per-netns state of the transport
+ * @udp_lock: serializes opening and closing the UDP sockets
+ * @udp_users: transport sockets of the netns (the UDP sockets exist while
+ *	it is non-zero)
+ * @udp4: UDP encapsulation socket, IPv4
+ * @udp6: UDP encapsulation socket, IPv6 (NULL when IPv6 is disabled)
+ * @bind_lock: protects writers of @bind
+ * @bind: bound sockets by transport port
+ * @stats: per-CPU counters, &enum smartt_stat
+ */
+struct smartt_net {
+	struct mutex udp_lock;	/* udp_users, udp4, udp6 writers */
+	unsigned int udp_users;
+	struct socket *udp4;
+	struct socket *udp6;
+	spinlock_t bind_lock;	/* writers of bind */
+	struct hlist_head bind[1 << SMARTT_BIND_BITS];
+	struct smartt_stats __percpu *stats;
+};
+
+struct smartt_net *smartt_net(const struct net *net);
+
+static inline void smartt_stat_add(const struct net *net, enum smartt_stat s, u64 v)
+{
+	this_cpu_add(smartt_net(net)->stats->v[s], v);
+}
+
+static inline void smartt_stat_inc(const struct net *net, enum smartt_stat s)
+{
+	smartt_stat_add(net, s, 1);
+}
+
+extern unsigned short smartt_udp_port;
+
+/* proto.c */
+struct sock *smartt_lookup(struct net *net, u16 port);
+int smartt_udp_get(struct net *net);
+void smartt_udp_put(struct net *net);
+
+/* sock.c */
+int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
+void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
+struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
+				    const union smartt_addr *a, u16 port, gfp_t gfp);
+void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
+u64 smartt_idle_ns(const struct smartt_sock *ssk);
+void smartt_peers_gc(struct sock *sk, u64 now);
+void smartt_write_space(struct sock *sk);
+extern struct proto smartt_prot;
+extern struct proto smartt_prot6;
+int smartt_sock_register(void);
+void smartt_sock_unregister(void);
+
+/* input.c */
+int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb);
+void smartt_rcv(struct sock *sk, struct sk_buff *skb);
+void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
+			struct smartt_rx_msg *m);
+
+/* output.c */
+int smartt_peer_route(struct net *net, struct smartt_peer *peer,
+		      const union smartt_addr *saddr);
+void smartt_push(struct sock *sk, struct smartt_peer *peer);
+void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
+		     const struct smartt_hdr *dh, const struct smartt_data_ext *dx,
+		     bool ce);
+void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
+		       const struct smartt_data_ext *dx, u32 code);
+void smartt_timer_fn(struct timer_list *t);
+void smartt_timer_arm(struct sock *sk);
+void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
+void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
+
+#endif /* SMARTT_TRANSPORT_H */

@@ -1,0 +1,222 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The smartt datagram transport between two netns hosts joined by a veth:
+# socket() autoloads the module, the socket API tests (C, kselftest
+# harness, exact errnos), messages of 1 byte to 3 MB over IPv4 and IPv6
+# checked byte for byte and exactly once, malformed packets counted,
+# module unload refused while a socket is open, netns teardown with data in
+# flight; the same over a lossy, duplicating, reordering link (netem).
+# The runner checks dmesg afterwards.
+source "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd ip modprobe
+
+bin=$SMARTT_TOP/build/selftests/smartt_transport_test
+[ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
+
+# Timings go to the log even when check captures a command's output.
+exec 3>&1
+t_start=$(date +%s%N)
+# tcheck DESCRIPTION COMMAND...: check, and log how long it took.
+tcheck() {
+	local t0
+	t0=$(date +%s%N)
+	check "$@"
+	echo "#   ($(( ($(date +%s%N) - t0) / 1000000 )) ms)"
+}
+
+a=smartt-tr-a-$$
+b=smartt-tr-b-$$
+
+autoload() {
+	if [ -e /sys/module/smartt ]; then
+		modprobe -r smartt || return 1
+	fi
+	"$bin" open 6 && [ -e /sys/module/smartt ]
+}
+tcheck "socket(AF_INET6, SOCK_DGRAM, IPPROTO_SMARTT) autoloads smartt" autoload
+modprobe smartt 2>/dev/null
+
+setup() {
+	netns_add "$a" && netns_add "$b" || return 1
+	ip link add veth-a netns "$a" type veth peer name veth-b netns "$b" || return 1
+	ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
+	ip -n "$a" addr add 198.18.0.1/24 dev veth-a &&
+	ip -n "$b" addr add 198.18.0.2/24 dev veth-b &&
+	ip -n "$a" addr add 2001:2::1/64 dev veth-a nodad &&
+	ip -n "$b" addr add 2001:2::2/64 dev veth-b nodad &&
+	ip -n "$a" link set veth-a up && ip -n "$b" link set veth-b up
+}
+# Not in check's subshell: netns_add must record the names for cleanup.
+setup_ok=true
+setup >/dev/null 2>&1 || setup_ok=false
+tcheck "two netns hosts on a veth (198.18.0.0/24, 2001:2::/64)" $setup_ok
+
+tcheck "API tests (kselftest harness, loopback v4 and v6)" \
+	ip netns exec "$a" env SMARTT_DEAD4=198.18.0.3 SMARTT_DEAD6=2001:2::3 "$bin"
+
+# Around the IPv6 and IPv4 segment sizes (1332, 1352 on a 1500 MTU).
+sizes="1 2 100 1331 1332 1333 1351 1352 1353 4096 65536 100000 1000000 3000000"
+
+# transfer FAMILY DST-ADDR PORT [CC]: the sizes above from a to b.
+transfer() {
+	local fam=$1 dst=$2 port=$3 cc=${4:-none} out rc i t0
+	out=$(mktemp)
+	t0=$(date +%s%N)
+	ip netns exec "$b" "$bin" recv "$fam" "$port" $sizes >"$out" 2>&1 &
+	local rpid=$!
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.1
+	done
+	ip netns exec "$a" env SMARTT_CC="$cc" "$bin" send "$fam" "$dst" "$port" $sizes || { kill $rpid; wait $rpid; cat "$out"; rm -f "$out"; return 1; }
+	wait $rpid
+	rc=$?
+	echo "# transfer $fam $cc: $(( ($(date +%s%N) - t0) / 1000000 )) ms, rc $rc" >&3
+	cat "$out"
+	rm -f "$out"
+	return $rc
+}
+tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
+tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
+
+# lossy PORT CC: messages over a lossy, reordering, duplicating link
+# (netem on both veth ends), IPv4; skipped without sch_netem.  With cc
+# smartt the window reaches the PSN window, which a plain fixed window does
+# not: late ACKs then name PSNs whose slots were reused.
+lossy() {
+	local rc
+	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% &&
+	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% || return 1
+	sizes="1 1353 65536 300000" transfer 4 198.18.0.2 "$1" "$2"
+	rc=$?
+	ip netns exec "$a" tc qdisc del dev veth-a root
+	ip netns exec "$b" tc qdisc del dev veth-b root
+	return $rc
+}
+if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
+	tcheck "cc smartt, 3% loss, 2% duplicates, reordering: delivered exactly once" \
+		lossy 5007 smartt
+	tcheck "losses were repaired (retransmits counted)" \
+		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
+else
+	ktap_result SKIP "lossy link" "no sch_netem or tc"
+fi
+
+stat_b() { # stat_b NAME
+	ip netns exec "$b" awk -v n="$1" '$1 == n { print $2 }' /proc/net/smartt_stats
+}
+
+malformed() { # malformed FAMILY DST-ADDR
+	local before after n i
+	before=$(stat_b malformed)
+	n=$(ip netns exec "$a" "$bin" inject "$1" "$2") || return 1
+	for i in $(seq 50); do
+		after=$(stat_b malformed)
+		[ "$after" -ge $((before + n)) ] && break
+		sleep 0.1
+	done
+	echo "malformed: $before -> $after after $n injected packets"
+	[ "$after" -eq $((before + n)) ]
+}
+
+# fuzz FAMILY DST-ADDR: random packets at b's port while a transfer runs;
+# every one reaches the module and is dropped; the transfer is intact.
+fuzz() {
+	local before after n i hold out rc
+	before=$(stat_b rx_packets)
+	out=$(mktemp)
+	ip netns exec "$b" "$bin" recv "$1" 5011 300000 >"$out" 2>&1 &
+	hold=$!
+	for i in $(seq 100); do
+		grep -q listening "$out" && break
+		sleep 0.1
+	done
+	ip netns exec "$a" "$bin" send "$1" "$2" 5011 300000 >/dev/null 2>&1 &
+	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 300 "$RANDOM") || n=-1
+	wait $hold
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	after=$(stat_b rx_packets)
+	echo "fuzz: $n random packets; b received $before -> $after packets"
+	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$after" -ge $((before + n)) ]
+}
+
+# b's UDP port is open while b has a transport socket: hold one.
+hold_out=$(mktemp)
+ip netns exec "$b" "$bin" recv 4 5010 1 >"$hold_out" 2>&1 &
+hold=$!
+for i in $(seq 100); do
+	grep -q listening "$hold_out" && break
+	sleep 0.1
+done
+rm -f "$hold_out"
+tcheck "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.0.2
+tcheck "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
+tcheck "300 random packets during a transfer: all dropped, transfer intact" \
+	fuzz 4 198.18.0.2
+kill $hold
+wait $hold 2>/dev/null
+
+stats_sane() {
+	local rx acks
+	rx=$(stat_b msgs_delivered)
+	acks=$(ip netns exec "$a" awk '$1 == "rx_acks" { print $2 }' /proc/net/smartt_stats)
+	echo "b delivered $rx messages, a received $acks ACKs"
+	[ "$rx" -ge 28 ] && [ "$acks" -gt 0 ]
+}
+tcheck "/proc/net/smartt_stats counts messages and ACKs" stats_sane
+
+port_free() {
+	ip netns exec "$b" "$bin" udpbind 4 4793
+}
+tcheck "UDP port 4793 is free while the netns has no transport socket" port_free
+
+unload_busy() {
+	local pid rc=0 out i
+	out=$(mktemp)
+	ip netns exec "$a" "$bin" hold 4 >"$out" &
+	pid=$!
+	for i in $(seq 100); do
+		grep -q open "$out" && break
+		sleep 0.1
+	done
+	rm -f "$out"
+	if modprobe -r smartt 2>/dev/null; then
+		echo "smartt unloaded with a socket open"
+		rc=1
+	fi
+	kill "$pid"
+	wait "$pid" 2>/dev/null
+	return $rc
+}
+tcheck "module unload is refused while a socket is open" unload_busy
+
+teardown_inflight() {
+	ip netns exec "$b" "$bin" recv 4 5003 8388608 >/dev/null 2>&1 &
+	local rpid=$!
+	sleep 0.3
+	ip netns exec "$a" "$bin" send 4 198.18.0.2 5003 8388608 >/dev/null 2>&1 &
+	local spid=$!
+	sleep 0.7
+	kill "$rpid" "$spid" 2>/dev/null
+	wait "$rpid" "$spid" 2>/dev/null
+	netns_cleanup
+	# The netns are gone once their last socket closed.
+	! ip netns list | grep -q "smartt-tr-.-$$"
+}
+tcheck "netns teardown with a message in flight" teardown_inflight
+
+unload() {
+	sleep 0.5
+	modprobe -r smartt && [ ! -e /sys/module/smartt ]
+}
+tcheck "module unloads after the test" unload
+
+echo "# total $(( ($(date +%s%N) - t_start) / 1000000 )) ms"
+ktap_exit

@@ -1,0 +1,830 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The smartt transport's socket API, with exact errnos (kselftest harness),
+ * and a sender/receiver for selftests/smartt_transport.sh.
+ *
+ *   smartt_transport_test [harness options]   the API tests; needs the
+ *	module, runs in one netns (loopback).  SMARTT_DEAD4=<IPv4 address
+ *	that routes but never answers> enables the ETIMEDOUT test.
+ *   smartt_transport_test recv 4|6 PORT SIZE...
+ *	bind PORT, receive one message of each SIZE (any order), check
+ *	every byte, print "ok N bytes".
+ *   smartt_transport_test send 4|6 ADDR PORT SIZE...
+ *	send one message of each SIZE with a cookie, wait for every
+ *	completion (status 0), print "ok".  $SMARTT_CC: congestion control.
+ *   smartt_transport_test inject 4|6 ADDR
+ *	send malformed packets to ADDR's UDP port 4793, print their number.
+ *   smartt_transport_test open 4|6
+ *	create a transport socket and close it (autoloads the module).
+ *   smartt_transport_test hold 4|6
+ *	create a transport socket, print "open", keep it for 30 s.
+ *   smartt_transport_test udpbind 4|6 PORT
+ *	bind a plain UDP socket to PORT (is the port free?).
+ *   smartt_transport_test fuzz 4|6 ADDR N SEED
+ *	send N random packets to ADDR's UDP port 4793, print how many left.
+ *
+ * The content of a message of size n is byte j = (j * 131 + n * 7) & 0xff.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/smartt.h>
+
+#include "kselftest_harness.h"
+
+#ifndef SOL_SMARTT
+#define SOL_SMARTT IPPROTO_SMARTT
+#endif
+
+_Static_assert(sizeof(struct smartt_completion) == SMARTT_COMPLETION_LEN, "completion");
+_Static_assert(sizeof(struct smartt_peer_info) == SMARTT_PEER_INFO_LEN, "peer info");
+
+static unsigned char pattern(size_t n, size_t j)
+{
+	return (j * 131 + n * 7) & 0xff;
+}
+
+static void fill(unsigned char *b, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		b[j] = pattern(n, j);
+}
+
+static int check(const unsigned char *b, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (b[j] != pattern(n, j))
+			return -1;
+	return 0;
+}
+
+static socklen_t mkaddr(int fam, const char *ip, int port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (fam == AF_INET) {
+		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(port);
+		if (ip)
+			inet_pton(AF_INET, ip, &sin->sin_addr);
+		return sizeof(*sin);
+	}
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+	sin6->sin6_family = AF_INET6;
+	sin6->sin6_port = htons(port);
+	if (ip)
+		inet_pton(AF_INET6, ip, &sin6->sin6_addr);
+	return sizeof(*sin6);
+}
+
+static int smartt_socket(int fam, int port)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int fd;
+
+	fd = socket(fam, SOCK_DGRAM, IPPROTO_SMARTT);
+	if (fd < 0 || port < 0)
+		return fd;
+	len = mkaddr(fam, NULL, port, &ss);
+	if (bind(fd, (struct sockaddr *)&ss, len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int send_cookie(int fd, const void *buf, size_t n, const struct sockaddr_storage *to,
+		       socklen_t tolen, uint64_t cookie, int flags)
+{
+	char cbuf[CMSG_SPACE(sizeof(uint64_t))] = {};
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
+	struct msghdr msg = {
+		.msg_name = (void *)to, .msg_namelen = tolen,
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SMARTT;
+	c->cmsg_type = SMARTT_CMSG_COOKIE;
+	c->cmsg_len = CMSG_LEN(sizeof(cookie));
+	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
+	return sendmsg(fd, &msg, flags);
+}
+
+/* Wait up to @ms for one completion; 0 and *out filled, or -1. */
+static int get_completion(int fd, struct smartt_completion *out, int ms)
+{
+	char cbuf[CMSG_SPACE(sizeof(*out))];
+	struct msghdr msg = { .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct pollfd p = { .fd = fd, .events = 0 };
+	struct cmsghdr *c;
+
+	if (poll(&p, 1, ms) != 1 || !(p.revents & POLLERR))
+		return -1;
+	if (recvmsg(fd, &msg, MSG_ERRQUEUE) < 0)
+		return -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (!c || c->cmsg_level != SOL_SMARTT || c->cmsg_type != SMARTT_CMSG_COMPLETION)
+		return -1;
+	memcpy(out, CMSG_DATA(c), sizeof(*out));
+	return 0;
+}
+
+static long long stat_of(const char *name)
+{
+	char line[256], n[64];
+	long long v = -1, x;
+	FILE *f = fopen("/proc/net/smartt_stats", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lld", n, &x) == 2 && !strcmp(n, name))
+			v = x;
+	fclose(f);
+	return v;
+}
+
+FIXTURE(api) {
+	int fam;
+	const char *lo;
+};
+
+FIXTURE_VARIANT(api) {
+	int fam;
+	const char *lo;
+};
+
+FIXTURE_VARIANT_ADD(api, ipv4) { .fam = AF_INET, .lo = "127.0.0.1" };
+FIXTURE_VARIANT_ADD(api, ipv6) { .fam = AF_INET6, .lo = "::1" };
+
+FIXTURE_SETUP(api)
+{
+	int fd = socket(variant->fam, SOCK_DGRAM, IPPROTO_SMARTT);
+
+	if (fd < 0)
+		SKIP(return, "no smartt transport: %s", strerror(errno));
+	close(fd);
+	self->fam = variant->fam;
+	self->lo = variant->lo;
+}
+
+FIXTURE_TEARDOWN(api)
+{
+}
+
+TEST_F(api, bind_getsockname_addrinuse)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	int a, b;
+
+	a = smartt_socket(self->fam, 4100);
+	ASSERT_GE(a, 0);
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&ss, &len));
+	ASSERT_EQ(4100, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	b = smartt_socket(self->fam, 4100);
+	ASSERT_EQ(-1, b);
+	ASSERT_EQ(EADDRINUSE, errno);
+	/* A second bind of the same socket. */
+	len = mkaddr(self->fam, NULL, 4101, &ss);
+	ASSERT_EQ(-1, bind(a, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(EINVAL, errno);
+	close(a);
+	/* The port is free again after close. */
+	a = smartt_socket(self->fam, 4100);
+	ASSERT_GE(a, 0);
+	close(a);
+	/* An address that is not ours. */
+	a = smartt_socket(self->fam, -1);
+	len = mkaddr(self->fam, self->fam == AF_INET ? "198.18.250.1" : "2001:2:0:fa::1",
+		     4102, &ss);
+	ASSERT_EQ(-1, bind(a, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(EADDRNOTAVAIL, errno);
+	close(a);
+}
+
+TEST_F(api, sockopts_einval)
+{
+	unsigned int v, big = SMARTT_MSG_MAX_LIMIT + 1, zero = 0;
+	socklen_t len = sizeof(v);
+	char name[SMARTT_CC_NAME_MAX];
+	int fd = smartt_socket(self->fam, -1);
+
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &v, &len));
+	ASSERT_EQ(SMARTT_MSG_MAX_DEFAULT, v);
+	ASSERT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_TIMEOUT_MS, &v, &len));
+	ASSERT_EQ(SMARTT_TIMEOUT_MS_DEFAULT, v);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &zero, sizeof(zero)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &big, sizeof(big)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &v, 2));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_TIMEOUT_MS, &zero, sizeof(zero)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_WINDOW, &zero, sizeof(zero)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "bogus", 5));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "strack", 6));
+	EXPECT_EQ(EINVAL, errno);
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("none", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "nscc", 4));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("nscc", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "smartt", 7));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("smartt", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "none", 4));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, 999, &v, sizeof(v)));
+	EXPECT_EQ(ENOPROTOOPT, errno);
+	/* Nothing changed. */
+	len = sizeof(v);
+	ASSERT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &v, &len));
+	EXPECT_EQ(SMARTT_MSG_MAX_DEFAULT, v);
+	close(fd);
+}
+
+TEST_F(api, emsgsize)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4200, &to);
+	size_t big = (size_t)SMARTT_MSG_MAX_DEFAULT + 1;
+	unsigned int max = 1000;
+	int fd = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4200);
+	char *buf;
+
+	ASSERT_GE(fd, 0);
+	ASSERT_GE(rx, 0);
+	buf = mmap(NULL, big, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	EXPECT_EQ(-1, sendto(fd, buf, big, 0, (struct sockaddr *)&to, tolen));
+	EXPECT_EQ(EMSGSIZE, errno);
+	ASSERT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_MSG_MAX, &max, sizeof(max)));
+	EXPECT_EQ(-1, sendto(fd, buf, 1001, 0, (struct sockaddr *)&to, tolen));
+	EXPECT_EQ(EMSGSIZE, errno);
+	EXPECT_EQ(1000, sendto(fd, buf, 1000, 0, (struct sockaddr *)&to, tolen));
+	/* No destination, port 0. */
+	EXPECT_EQ(-1, send(fd, buf, 10, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	tolen = mkaddr(self->fam, self->lo, 0, &to);
+	EXPECT_EQ(-1, sendto(fd, buf, 10, 0, (struct sockaddr *)&to, tolen));
+	EXPECT_EQ(EINVAL, errno);
+	munmap(buf, big);
+	close(fd);
+	close(rx);
+}
+
+TEST_F(api, roundtrip_trunc_peek)
+{
+	static unsigned char buf[300000], rbuf[300000];
+	struct sockaddr_storage to, from;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4300, &to), fromlen = sizeof(from);
+	int tx = smartt_socket(self->fam, 4301), rx = smartt_socket(self->fam, 4300);
+	struct timeval tv = { .tv_sec = 10 };
+	struct msghdr msg = {};
+	struct iovec iov;
+	ssize_t n;
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	ASSERT_EQ(0, setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	fill(buf, sizeof(buf));
+	ASSERT_EQ((ssize_t)sizeof(buf), sendto(tx, buf, sizeof(buf), 0, (struct sockaddr *)&to, tolen));
+	n = recvfrom(rx, rbuf, sizeof(rbuf), 0, (struct sockaddr *)&from, &fromlen);
+	ASSERT_EQ((ssize_t)sizeof(buf), n);
+	ASSERT_EQ(0, check(rbuf, n));
+	EXPECT_EQ(4301, ntohs(((struct sockaddr_in *)&from)->sin_port));
+
+	/* MSG_PEEK leaves it; a short buffer truncates; MSG_TRUNC says the size. */
+	fill(buf, 5000);
+	ASSERT_EQ(5000, sendto(tx, buf, 5000, 0, (struct sockaddr *)&to, tolen));
+	EXPECT_EQ(100, recv(rx, rbuf, 100, MSG_PEEK));
+	EXPECT_EQ(5000, recv(rx, rbuf, 100, MSG_PEEK | MSG_TRUNC));
+	iov.iov_base = rbuf;
+	iov.iov_len = 100;
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	EXPECT_EQ(100, recvmsg(rx, &msg, 0));
+	EXPECT_TRUE(msg.msg_flags & MSG_TRUNC);
+	EXPECT_EQ(0, check(rbuf, 0));
+	EXPECT_EQ(pattern(5000, 99), rbuf[99]);
+	/* The rest of that message is gone; nothing is left. */
+	EXPECT_EQ(-1, recv(rx, rbuf, sizeof(rbuf), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+
+	/* Zero-length messages exist. */
+	ASSERT_EQ(0, sendto(tx, buf, 0, 0, (struct sockaddr *)&to, tolen));
+	EXPECT_EQ(0, recv(rx, rbuf, sizeof(rbuf), 0));
+	close(tx);
+	close(rx);
+}
+
+TEST_F(api, completions)
+{
+	/* Small enough that the unread messages fit the receive buffer. */
+	static unsigned char buf[20000];
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4400, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4400);
+	struct smartt_completion c;
+	int i, seen = 0;
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ((ssize_t)sizeof(buf) - i,
+			  send_cookie(tx, buf, sizeof(buf) - i, &to, tolen, 0xabc0 + i, 0));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, get_completion(tx, &c, 10000));
+		EXPECT_EQ(0, c.status);
+		ASSERT_GE(c.cookie, 0xabc0ULL);
+		ASSERT_LT(c.cookie, 0xabc3ULL);
+		EXPECT_EQ(sizeof(buf) - (c.cookie - 0xabc0), c.msg_len);
+		EXPECT_GT(c.fct_ns, 0ULL);
+		seen |= 1 << (c.cookie - 0xabc0);
+	}
+	EXPECT_EQ(7, seen);
+	close(tx);
+	close(rx);
+}
+
+TEST_F(api, econnrefused)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4500, &to);
+	int tx = smartt_socket(self->fam, -1);
+	struct smartt_completion c;
+	struct pollfd p = { .fd = tx };
+	int err = 0;
+	socklen_t elen = sizeof(err);
+	char b[16] = {};
+
+	ASSERT_GE(tx, 0);
+	/* Without a cookie: the socket's error. */
+	ASSERT_EQ(16, sendto(tx, b, 16, 0, (struct sockaddr *)&to, tolen));
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	ASSERT_TRUE(p.revents & POLLERR);
+	ASSERT_EQ(0, getsockopt(tx, SOL_SOCKET, SO_ERROR, &err, &elen));
+	EXPECT_EQ(ECONNREFUSED, err);
+	/* With a cookie: the completion. */
+	ASSERT_EQ(16, send_cookie(tx, b, 16, &to, tolen, 77, 0));
+	ASSERT_EQ(0, get_completion(tx, &c, 10000));
+	EXPECT_EQ(77ULL, c.cookie);
+	EXPECT_EQ(-ECONNREFUSED, c.status);
+	/* And through recv(). */
+	ASSERT_EQ(16, sendto(tx, b, 16, 0, (struct sockaddr *)&to, tolen));
+	ASSERT_EQ(1, poll(&p, 1, 10000));
+	EXPECT_EQ(-1, recv(tx, b, sizeof(b), 0));
+	EXPECT_EQ(ECONNREFUSED, errno);
+	close(tx);
+}
+
+TEST_F(api, etimedout_eagain)
+{
+	const char *dead = getenv(self->fam == AF_INET ? "SMARTT_DEAD4" : "SMARTT_DEAD6");
+	static unsigned char buf[20000];
+	struct sockaddr_storage to;
+	socklen_t tolen;
+	unsigned int ms = 300;
+	int sndbuf = 4096;
+	int tx = smartt_socket(self->fam, -1);
+	struct smartt_completion c;
+	struct timespec t0, t1;
+	long el;
+
+	if (!dead)
+		SKIP(return, "no unreachable address given (SMARTT_DEAD4/6)");
+	tolen = mkaddr(self->fam, dead, 4600, &to);
+	ASSERT_GE(tx, 0);
+	ASSERT_EQ(0, setsockopt(tx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
+	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* The first message always fits; the next one does not. */
+	ASSERT_EQ((ssize_t)sizeof(buf), send_cookie(tx, buf, sizeof(buf), &to, tolen, 5, 0));
+	EXPECT_EQ(-1, send_cookie(tx, buf, sizeof(buf), &to, tolen, 6, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, get_completion(tx, &c, 10000));
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	EXPECT_EQ(5ULL, c.cookie);
+	EXPECT_EQ(-ETIMEDOUT, c.status);
+	el = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	EXPECT_GE(el, 250);
+	/* Room again. */
+	EXPECT_EQ((ssize_t)sizeof(buf), sendto(tx, buf, sizeof(buf), MSG_DONTWAIT,
+					       (struct sockaddr *)&to, tolen));
+	close(tx);
+}
+
+/* Send one message of @n bytes from @tx to @to and receive it on @rx. */
+static int one_message(int tx, int rx, const struct sockaddr_storage *to, socklen_t tolen,
+		       size_t n)
+{
+	static unsigned char b[70000], r[70000];
+	struct timeval tv = { .tv_sec = 10 };
+
+	fill(b, n);
+	setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(tx, b, n, 0, (const struct sockaddr *)to, tolen) != (ssize_t)n)
+		return -1;
+	if (recv(rx, r, sizeof(r), 0) != (ssize_t)n)
+		return -1;
+	return check(r, n);
+}
+
+TEST_F(api, peer_restarts)
+{
+	struct sockaddr_storage to, txa;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4700, &to);
+	socklen_t txlen = mkaddr(self->fam, self->lo, 4701, &txa);
+	struct smartt_peer_info pi = {};
+	socklen_t pilen = sizeof(pi);
+	int tx = smartt_socket(self->fam, 4701), rx = smartt_socket(self->fam, 4700);
+	unsigned int ms = 100;
+	int i;
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 60000 + i));
+	/* The peer's state as the application sees it. */
+	memcpy(pi.addr, &to, tolen);
+	ASSERT_EQ(0, getsockopt(tx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(sizeof(pi), pilen);
+	EXPECT_GT(pi.snd_nxt, 5ULL);
+	EXPECT_EQ(pi.snd_una, pi.snd_nxt);
+	EXPECT_GT(pi.mss, 1000U);
+	EXPECT_GT(pi.srtt_us, 0U);
+	EXPECT_EQ(0ULL, pi.in_flight);
+	/* The receiver restarts: a new socket knows nothing of the sender. */
+	close(rx);
+	rx = smartt_socket(self->fam, 4700);
+	ASSERT_GE(rx, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 1000 + i));
+	/* The sender restarts: a new epoch from the same address and port. */
+	close(tx);
+	tx = smartt_socket(self->fam, 4701);
+	ASSERT_GE(tx, 0);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 2000 + i));
+	/* And the other way round, to the restarted sender. */
+	ASSERT_EQ(0, one_message(rx, tx, &txa, txlen, 3000));
+	memcpy(pi.addr, &txa, txlen);
+	pilen = sizeof(pi);
+	EXPECT_EQ(0, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	memcpy(pi.addr, &txa, txlen);
+	((struct sockaddr_in *)pi.addr)->sin_port = htons(4799);
+	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+
+	/* Idle peers are reclaimed (after 4 timeouts, at least 1 s)... */
+	ASSERT_EQ(0, setsockopt(rx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
+	ASSERT_EQ(0, setsockopt(tx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
+	ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 4000));
+	usleep(2500000);
+	memcpy(pi.addr, &txa, txlen);
+	pilen = sizeof(pi);
+	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+	memcpy(pi.addr, &to, tolen);
+	EXPECT_EQ(-1, getsockopt(tx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
+	EXPECT_EQ(ENOENT, errno);
+	/* ... and come back with fresh state. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 5000 + i));
+		ASSERT_EQ(0, one_message(rx, tx, &txa, txlen, 6000 + i));
+	}
+	close(tx);
+	close(rx);
+}
+
+/* Raw UDP at the port: each packet must be counted as malformed. */
+struct smartt_bad {
+	const char *what;
+	unsigned char pkt[200];
+	size_t len;
+};
+
+static int inject(int fam, const char *ip)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
+	struct smartt_hdr h = {
+		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
+		.type = SMARTT_PKT_DATA, .hdr_words = 15,
+	};
+	/* DATA extension: sport dport epoch msg_id msg_len offset seg 0 una tx */
+	struct {
+		uint16_t sport, dport;
+		uint32_t epoch;
+		uint64_t msg_id, msg_len, offset;
+		uint32_t seg, res;
+		uint64_t una, tx;
+	} __attribute__((packed)) x = {
+		.sport = htons(9), .dport = htons(4700), .epoch = htonl(1),
+		.msg_len = htobe64(100), .seg = htonl(1000),
+	};
+	unsigned char p[256];
+	int fd = socket(fam, SOCK_DGRAM, 0), n = 0, i;
+
+	if (fd < 0)
+		return -1;
+#define SEND(len) do { sendto(fd, p, (len), 0, (struct sockaddr *)&to, tolen); n++; } while (0)
+#define BUILD() do { memset(p, 0, sizeof(p)); memcpy(p, &h, 64); memcpy(p + 64, &x, sizeof(x)); } while (0)
+	/* random garbage of every short length */
+	for (i = 0; i < 64; i += 7) {
+		memset(p, 0x5a, sizeof(p));
+		SEND(i);
+	}
+	BUILD();
+	p[0] = 0;			/* bad magic */
+	SEND(200);
+	BUILD();
+	p[2] = 9;			/* bad version */
+	SEND(200);
+	BUILD();
+	p[3] = 200;			/* unknown type */
+	SEND(200);
+	BUILD();
+	p[7] = 8;			/* hdr_words too small for DATA */
+	SEND(200);
+	BUILD();
+	SEND(100);			/* truncated headers */
+	BUILD();
+	p[24] = 0;			/* payload_len 100 but 80 bytes follow */
+	p[25] = 100;
+	SEND(120 + 80);
+	x.offset = htobe64(5000);	/* offset beyond the message */
+	BUILD();
+	p[25] = 100;
+	SEND(120 + 100);
+	x.offset = 0;
+	x.msg_len = htobe64(1ULL << 62);	/* huge message */
+	BUILD();
+	p[25] = 100;
+	SEND(120 + 100);
+	x.msg_len = htobe64(100);
+	x.seg = htonl(7);			/* segment size below the minimum */
+	BUILD();
+	p[25] = 100;
+	SEND(120 + 100);
+	x.seg = htonl(1000);
+	x.epoch = 0;				/* epoch 0 */
+	BUILD();
+	p[25] = 100;
+	SEND(120 + 100);
+	close(fd);
+	return n;
+}
+
+/*
+ * @n random packets at the UDP port: half start with a valid magic and
+ * version and have a random type, header length and body, the rest are
+ * random bytes.  They must all be dropped, counted, and change nothing.
+ */
+static int fuzz(int fam, const char *ip, int n, unsigned int seed)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
+	unsigned char p[400];
+	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
+
+	if (fd < 0)
+		return -1;
+	srandom(seed);
+	for (i = 0; i < n; i++) {
+		size_t len = random() % sizeof(p), j;
+
+		for (j = 0; j < len; j++)
+			p[j] = random();
+		if (len >= 8 && (random() & 1)) {
+			p[0] = SMARTT_MAGIC >> 8;
+			p[1] = SMARTT_MAGIC & 0xff;
+			p[2] = SMARTT_WIRE_VERSION;
+			p[3] = 1 + random() % 7;
+			p[7] = (random() & 1) ? (unsigned char)((len + 7) / 8) :
+						 (unsigned char)(random() % 40);
+		}
+		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
+			sent++;
+		if (i % 50 == 49)
+			usleep(1000);
+	}
+	close(fd);
+	return sent;
+}
+
+TEST_F(api, malformed_counted)
+{
+	long long before = stat_of("malformed"), after = -1;
+	/* The UDP port is open while the netns has a transport socket. */
+	int keep = smartt_socket(self->fam, -1);
+	int i, n;
+
+	ASSERT_GE(keep, 0);
+	ASSERT_GE(before, 0);
+	n = inject(self->fam, self->lo);
+	ASSERT_GT(n, 0);
+	for (i = 0; i < 100; i++) {
+		after = stat_of("malformed");
+		if (after >= before + n)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(before + n, after);
+	close(keep);
+}
+
+static int tool_recv(int fam, int port, int nsz, char **sz)
+{
+	size_t max = 0, *want = calloc(nsz, sizeof(size_t));
+	unsigned char *buf;
+	int fd, i, got = 0, rcvbuf = 32 << 20;
+	struct timeval tv = { .tv_sec = 50 };
+	long long total = 0;
+
+	for (i = 0; i < nsz; i++) {
+		want[i] = strtoull(sz[i], NULL, 0);
+		if (want[i] > max)
+			max = want[i];
+	}
+	buf = malloc(max + 1);
+	fd = smartt_socket(fam, port);
+	if (fd < 0 || !buf) {
+		perror("recv: socket");
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	printf("listening\n");
+	fflush(stdout);
+	while (got < nsz) {
+		ssize_t n = recv(fd, buf, max + 1, 0);
+
+		if (n < 0) {
+			perror("recv");
+			return 1;
+		}
+		for (i = 0; i < nsz; i++)
+			if (want[i] == (size_t)n)
+				break;
+		if (i == nsz) {
+			fprintf(stderr, "unexpected message of %zd bytes\n", n);
+			return 1;
+		}
+		if (check(buf, n)) {
+			fprintf(stderr, "message of %zd bytes corrupted\n", n);
+			return 1;
+		}
+		want[i] = (size_t)-1;
+		got++;
+		total += n;
+	}
+	/* Exactly once: nothing else arrives. */
+	if (recv(fd, buf, max + 1, MSG_DONTWAIT) >= 0) {
+		fprintf(stderr, "a message arrived twice\n");
+		return 1;
+	}
+	printf("ok %d messages %lld bytes\n", got, total);
+	return 0;
+}
+
+static int tool_send(int fam, const char *ip, int port, int nsz, char **sz)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, ip, port, &to);
+	struct smartt_completion c;
+	int fd = smartt_socket(fam, -1), i, sndbuf = 64 << 20;
+	unsigned char *buf;
+	size_t max = 0;
+
+	for (i = 0; i < nsz; i++)
+		if (strtoull(sz[i], NULL, 0) > max)
+			max = strtoull(sz[i], NULL, 0);
+	buf = malloc(max + 1);
+	if (fd < 0 || !buf) {
+		perror("send: socket");
+		return 1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf));
+	if (getenv("SMARTT_CC") &&
+	    setsockopt(fd, SOL_SMARTT, SMARTT_CC, getenv("SMARTT_CC"),
+		       strlen(getenv("SMARTT_CC")) + 1)) {
+		perror("SMARTT_CC");
+		return 1;
+	}
+	for (i = 0; i < nsz; i++) {
+		size_t n = strtoull(sz[i], NULL, 0);
+
+		fill(buf, n);
+		if (send_cookie(fd, buf, n, &to, tolen, i, 0) != (ssize_t)n) {
+			perror("sendmsg");
+			return 1;
+		}
+	}
+	for (i = 0; i < nsz; i++) {
+		if (get_completion(fd, &c, 50000)) {
+			fprintf(stderr, "completion %d missing\n", i);
+			return 1;
+		}
+		if (c.status) {
+			fprintf(stderr, "message %llu failed: %s\n",
+				(unsigned long long)c.cookie, strerror(-c.status));
+			return 1;
+		}
+	}
+	printf("ok\n");
+	return 0;
+}
+
+/* The small modes: open, hold, udpbind.  -1 if @argv is none of them. */
+static int tool_misc(int argc, char **argv, int fam)
+{
+	struct sockaddr_storage ss;
+	int fd;
+
+	if (!strcmp(argv[1], "open") || !strcmp(argv[1], "hold")) {
+		fd = smartt_socket(fam, -1);
+		if (fd < 0) {
+			perror("socket");
+			return 1;
+		}
+		if (argv[1][0] == 'h') {
+			printf("open\n");
+			fflush(stdout);
+			sleep(30);
+		}
+		close(fd);
+		return 0;
+	}
+	if (!strcmp(argv[1], "udpbind") && argc == 4) {
+		socklen_t len = mkaddr(fam, NULL, atoi(argv[3]), &ss);
+
+		fd = socket(fam, SOCK_DGRAM, 0);
+		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, len)) {
+			perror("udp bind");
+			return 1;
+		}
+		close(fd);
+		return 0;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	int fam, rc;
+
+	if (argc >= 3) {
+		rc = tool_misc(argc, argv, argv[2][0] == '6' ? AF_INET6 : AF_INET);
+		if (rc >= 0)
+			return rc;
+	}
+
+	if (argc >= 3 && (!strcmp(argv[1], "recv") || !strcmp(argv[1], "send") ||
+			  !strcmp(argv[1], "inject") || !strcmp(argv[1], "fuzz"))) {
+		fam = argv[2][0] == '6' ? AF_INET6 : AF_INET;
+		if (!strcmp(argv[1], "recv") && argc >= 5)
+			return tool_recv(fam, atoi(argv[3]), argc - 4, argv + 4);
+		if (!strcmp(argv[1], "send") && argc >= 6)
+			return tool_send(fam, argv[3], atoi(argv[4]), argc - 5, argv + 5);
+		if (!strcmp(argv[1], "fuzz") && argc == 6) {
+			printf("%d\n", fuzz(fam, argv[3], atoi(argv[4]), atoi(argv[5])));
+			return 0;
+		}
+		if (!strcmp(argv[1], "inject") && argc == 4) {
+			printf("%d\n", inject(fam, argv[3]));
+			return 0;
+		}
+		fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+		return 2;
+	}
+	return test_harness_run(argc, argv);
+}
