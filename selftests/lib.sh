@@ -80,3 +80,14 @@ netns_cleanup() {
 	__netns_list=()
 }
 trap netns_cleanup EXIT
+
+# wait_output FILE PATTERN: wait up to 10 s for a line matching PATTERN in
+# FILE (a background program's output); fails if it never comes.
+wait_output() {
+	local i
+	for i in $(seq 100); do
+		grep -q "$2" "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}

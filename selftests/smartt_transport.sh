@@ -67,10 +67,7 @@ transfer() {
 	t0=$(date +%s%N)
 	ip netns exec "$b" "$bin" recv "$fam" "$port" $sizes >"$out" 2>&1 &
 	local rpid=$!
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.1
-	done
+	wait_output "$out" listening
 	ip netns exec "$a" env SMARTT_CC="$cc" "$bin" send "$fam" "$dst" "$port" $sizes || { kill $rpid; wait $rpid; cat "$out"; rm -f "$out"; return 1; }
 	wait $rpid
 	rc=$?
@@ -132,10 +129,7 @@ fuzz() {
 	out=$(mktemp)
 	ip netns exec "$b" "$bin" recv "$1" 5011 300000 >"$out" 2>&1 &
 	hold=$!
-	for i in $(seq 100); do
-		grep -q listening "$out" && break
-		sleep 0.1
-	done
+	wait_output "$out" listening
 	ip netns exec "$a" "$bin" send "$1" "$2" 5011 300000 >/dev/null 2>&1 &
 	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 300 "$RANDOM") || n=-1
 	wait $hold
@@ -151,10 +145,7 @@ fuzz() {
 hold_out=$(mktemp)
 ip netns exec "$b" "$bin" recv 4 5010 1 >"$hold_out" 2>&1 &
 hold=$!
-for i in $(seq 100); do
-	grep -q listening "$hold_out" && break
-	sleep 0.1
-done
+wait_output "$hold_out" listening
 rm -f "$hold_out"
 tcheck "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.0.2
 tcheck "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
@@ -182,10 +173,7 @@ unload_busy() {
 	out=$(mktemp)
 	ip netns exec "$a" "$bin" hold 4 >"$out" &
 	pid=$!
-	for i in $(seq 100); do
-		grep -q open "$out" && break
-		sleep 0.1
-	done
+	wait_output "$out" open
 	rm -f "$out"
 	if modprobe -r smartt 2>/dev/null; then
 		echo "smartt unloaded with a socket open"
