@@ -39,18 +39,21 @@ dst=$(host h1 ipv4)
 # ECN for every CC: the ports mark ECT packets, DCTCP and smartt need it.
 "${h0[@]}" sysctl -qw net.ipv4.tcp_ecn=1
 "${h1[@]}" sysctl -qw net.ipv4.tcp_ecn=1
-# smartt/strack as an operator runs them: the fabric's link rate and base
-# RTT (full-size packets, as the fabric computes it) configured, not
-# learned (Documentation/tcp.rst).
-base_us=$("${fabric[@]}" status --json |
-	python3 -c 'import json,sys; print(round(json.load(sys.stdin)["base_rtt_ns"] / 1000))')
-link_mbps=$(python3 -c 'import sys; r = sys.argv[1].lower()
-for u, m in (("gbit", 1000), ("mbit", 1)):
-    if r.endswith(u): print(int(float(r[:-len(u)]) * m)); break
-else: sys.exit("demo: rate %s: use Nmbit or Ngbit" % r)' "$rate")
+# smartt/strack as an operator runs them: the fabric's link rate (its host
+# ports' rate) and base RTT (full-size packets, as the fabric computes it)
+# configured, not learned (Documentation/tcp.rst).
+vals=$("${fabric[@]}" status --json | python3 -c '
+import json, sys
+st = json.load(sys.stdin)
+nic = min(p["cfg"]["rate"] for p in st["ports"] if p["kind"] == "nic")
+if nic < 1000000:
+    sys.exit("demo: rate %d bit/s: tcp_link_mbps needs at least 1 Mbit/s" % nic)
+print(nic // 1000000, round(st["base_rtt_ns"] / 1000))')
+read -r link_mbps base_us <<<"$vals"
+base_us=${SMARTT_DEMO_BASE_US-$base_us}
 for h in h0 h1; do
 	ip netns exec "$(host $h ns)" sysctl -qw net.smartt.tcp_link_mbps="$link_mbps" \
-		net.smartt.tcp_base_rtt_us="${SMARTT_DEMO_BASE_US-$base_us}"
+		net.smartt.tcp_base_rtt_us="$base_us"
 done
 echo "demo: smartt/strack configured with tcp_link_mbps=$link_mbps tcp_base_rtt_us=$base_us"
 "${h1[@]}" iperf3 -s -D -1 >/dev/null 2>&1 || true

@@ -82,13 +82,14 @@ import json, sys
 warm, meas, jmin = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 x, err = [], []
 for f in sys.argv[4:]:
+    r = {}
     try:
         r = json.load(open(f))
         iv = [i["sum"] for i in r["intervals"]
               if i["sum"]["start"] >= warm - 0.5 and i["sum"]["end"] <= warm + meas + 0.5]
         x.append(sum(i["bytes"] for i in iv) * 8 / sum(i["seconds"] for i in iv) / 1e6)
     except (ValueError, KeyError, ZeroDivisionError) as e:
-        err.append("%s: %s" % (f.rsplit(".", 1)[-1], r.get("error", e) if "r" in dir() else e))
+        err.append("%s: %s" % (f.rsplit(".", 1)[-1], r.get("error", e)))
 j = sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if x and sum(x) else 0
 print("flows %s Mbit/s, total %.2f, jain %.3f%s" % (
     " ".join("%.2f" % v for v in x), sum(x), j, "; " + "; ".join(err) if err else ""))

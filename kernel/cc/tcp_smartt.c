@@ -230,6 +230,8 @@ int smartt_tcp_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct smartt_tcp) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(!SMARTT_FITS_TCP_PRIV(struct smartt_tcp));
+	/* smartt_cc_cwnd_event() finds the glue state at the start */
+	BUILD_BUG_ON(offsetof(struct smartt_tcp, g) != 0);
 	return tcp_register_congestion_control(&smartt_tcp_ops);
 }
 

@@ -180,6 +180,8 @@ int strack_tcp_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct strack_tcp) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(!SMARTT_FITS_TCP_PRIV(struct strack_tcp));
+	/* smartt_cc_cwnd_event() finds the glue state at the start */
+	BUILD_BUG_ON(offsetof(struct strack_tcp, g) != 0);
 	return tcp_register_congestion_control(&strack_tcp_ops);
 }
 
