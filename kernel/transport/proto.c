@@ -303,6 +303,11 @@ static int __net_init smartt_net_init(struct net *net)
 		free_percpu(sn->stats);
 		return -ENOMEM;
 	}
+	if (smartt_procfs_init_net(net)) {
+		remove_proc_entry("smartt_stats", net->proc_net);
+		free_percpu(sn->stats);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -311,6 +316,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
 
+	smartt_procfs_exit_net(net);
 	remove_proc_entry("smartt_stats", net->proc_net);
 	/* User sockets hold the netns: none can be left, nor their UDP port. */
 	WARN_ON_ONCE(sn->udp_users);

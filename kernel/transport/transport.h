@@ -374,6 +374,10 @@ struct sock *smartt_lookup(struct net *net, u16 port);
 int smartt_udp_get(struct net *net);
 void smartt_udp_put(struct net *net);
 
+/* procfs.c */
+int smartt_procfs_init_net(struct net *net);
+void smartt_procfs_exit_net(struct net *net);
+
 /* sock.c */
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
