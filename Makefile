@@ -28,6 +28,9 @@ help:
 	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
 	@echo "  make bench-algo      instructions per ACK of every algorithm rule"
 	@echo "  make bench-tcp       smartt/strack vs dctcp/cubic/bbr: incast and permutation (KERNEL=)"
+	@echo "  make bench-transport smartt transport vs TCP, same CC and path: goodput, FCT p50/p99 (KERNEL=)"
+	@echo "  make tools           userspace tools into build/userspace/: smartt-perf, smartt-replay"
+	@echo "                       (userspace/smarttctl, userspace/smartt-fabric run in place)"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 
@@ -82,6 +85,13 @@ bench-algo:
 bench-tcp:
 	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/cc_bench_tcp.sh $$rel
 
+# The smartt transport against TCP in a guest (KERNEL=6.1|6.12).
+bench-transport:
+	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/transport_bench.sh $$rel
+
+tools:
+	@$(MAKE) -s -C userspace
+
 # libFuzzer over smartt-replay's parser and the cores, FUZZ_SECONDS long.
 fuzz:
 	@$(MAKE) -s -C selftests/unit fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
@@ -89,4 +99,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp fuzz clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport tools fuzz clean

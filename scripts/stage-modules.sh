@@ -36,3 +36,6 @@ grep -q '^updates/smartt/smartt.ko:' "$dst/modules.dep" ||
 # The guest tests' C programs (build/selftests/), built here on the host.
 make -s -C "$(dirname "$0")/../selftests" >/dev/null ||
 	{ echo "stage-modules: building selftests/*_test.c failed" >&2; exit 1; }
+# ... and the userspace tools they drive (build/userspace/smartt-perf).
+make -s -C "$(dirname "$0")/../userspace" smartt-perf >/dev/null ||
+	{ echo "stage-modules: building userspace/smartt-perf failed" >&2; exit 1; }
