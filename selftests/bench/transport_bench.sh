@@ -20,7 +20,7 @@
 # streams of COUNT messages with OUTSTANDING in flight, smartt and TCP run
 # one after the other: goodput (bytes / first send to last completion)
 # and p50/p99 message completion time (smartt: the kernel's completion
-# fct_ns; TCP: first write to the receiver's 1-byte ack), and the ratios
+# fct_ns; TCP: issue to the receiver's 1-byte ack), and the ratios
 # smartt/TCP.  Then 64 B ping-pong (one outstanding): p50/p99 round trip.
 # Counts are scaled for TCG (~1000 packets/s): see BENCH_SIZES.
 set -u
@@ -45,6 +45,11 @@ PAIRS=${BENCH_PAIRS:-smartt:smartt none:cubic}
 # SIZE:COUNT:OUTSTANDING
 SIZES=${BENCH_SIZES:-64:300:8 65536:60:4 1048576:8:2 16777216:2:1}
 PING_N=${BENCH_PING_N:-200}
+# smartt socket buffers (SO_*BUFFORCE): the receiver admits a message only
+# when it fits SO_RCVBUF and drops it unacknowledged otherwise (the sender's
+# RTO retries), so with the default 208 KiB several outstanding 64 KiB+
+# messages would measure RTOs.  TCP autotunes its buffers (tcp_rmem/wmem).
+BUF=${BENCH_SMARTT_BUF:-67108864}
 perf=$top/build/userspace/smartt-perf
 fabric=(python3 "$top/userspace/smartt-fabric" --name bt)
 
@@ -100,14 +105,16 @@ run() {
 for pair in $PAIRS; do
 	scc=${pair%%:*}
 	tcc=${pair#*:}
-	ip netns exec "$ns1" "$perf" server --proto smartt -C "$scc" -p 7000 >/dev/null 2>&1 &
+	ip netns exec "$ns1" "$perf" server --proto smartt -C "$scc" -p 7000 --rcvbuf "$BUF" \
+		>/dev/null 2>&1 &
 	srv+=($!)
 	ip netns exec "$ns1" "$perf" server --proto tcp -C "$tcc" -p 7001 >/dev/null 2>&1 &
 	srv+=($!)
 	sleep 1
 	for s in $SIZES; do
 		IFS=: read -r size n o <<<"$s"
-		run "$pair stream $size" smartt "$scc" 7000 -P stream -s "$size" -n "$n" -o "$o"
+		run "$pair stream $size" smartt "$scc" 7000 -P stream -s "$size" -n "$n" -o "$o" \
+			--sndbuf "$BUF"
 		run "$pair stream $size" tcp "$tcc" 7001 -P stream -s "$size" -n "$n" -o "$o"
 	done
 	run "$pair pingpong 64" smartt "$scc" 7000 -P pingpong -s 64 -n "$PING_N"

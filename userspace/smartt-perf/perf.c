@@ -12,7 +12,7 @@
  *   pingpong  the server answers each request with a response of
  *	     --resp-size bytes; latency = sendmsg() to the response.
  *   stream    one-way; FCT = smartt: the kernel's completion (error queue,
- *	     cookie) fct_ns; TCP: first write() to the server's 1-byte ack
+ *	     cookie) fct_ns; TCP: issue to the server's 1-byte ack
  *	     of the whole message.
  *
  * N:1 incast is several clients with the same --start-at.  smartt-perf(1).
