@@ -132,8 +132,14 @@ check "/proc/net/smartt_peers (smarttctl peers): the stream's peer at the server
 
 # 2:1 incast: two clients in a start together towards one server in b.
 incast() {
-	local t i pids=()
+	local t i pids=() rd reads
 	server_start inc --proto smartt -4 -p 7010 || return 1
+	# /proc/net/smartt_peers read in a loop meanwhile, also while the
+	# sockets close (the runner then checks the kernel log).
+	ip netns exec "$b" bash -c 'n=0; while [ ! -e "$1" ]; do
+		cat /proc/net/smartt_peers >/dev/null || exit 1; n=$((n + 1)); sleep 0.02; done
+		echo $n' _ "$tmp/inc.stop" >"$tmp/inc.reads" 2>&1 &
+	rd=$!
 	t=$(date +%s.%N | awk '{printf "%.3f", $1 + 1}')
 	for i in 1 2; do
 		ip netns exec "$a" timeout 100 "$perf" client --json -P stream -n 4 -s 100000 \
@@ -142,11 +148,16 @@ incast() {
 	done
 	wait "${pids[@]}"
 	server_stop inc
+	touch "$tmp/inc.stop"
+	wait $rd || { echo "reading /proc/net/smartt_peers failed"; return 1; }
+	reads=$(cat "$tmp/inc.reads")
 	cat "$tmp/inc.1" "$tmp/inc.2" "$tmp/inc"
+	echo "/proc/net/smartt_peers read $reads times meanwhile"
+	[ "$reads" -gt 0 ] || return 1
 	[ "$(jfield "$tmp/inc.1" messages)" = 4 ] && [ "$(jfield "$tmp/inc.2" messages)" = 4 ] &&
 	[ "$(jfield "$tmp/inc" messages)" = 8 ] && [ "$(jfield "$tmp/inc" bytes)" = 800000 ]
 }
-check "2:1 incast with --start-at: both clients' messages arrive" incast
+check "2:1 incast with --start-at: both clients' messages arrive (smartt_peers read meanwhile)" incast
 
 diff_rises() {
 	local out
