@@ -12,6 +12,7 @@
  *   smartt_transport_test send 4|6 ADDR PORT SIZE...
  *	send one message of each SIZE with a cookie, wait for every
  *	completion (status 0), print "ok".  $SMARTT_CC: congestion control.
+ *	$SMARTT_RELIABILITY, $SMARTT_ACK_BYTES (send and recv): those options.
  *   smartt_transport_test inject 4|6 ADDR
  *	send malformed packets to ADDR's UDP port 4793, print their number.
  *   smartt_transport_test open 4|6
@@ -248,11 +249,45 @@ TEST_F(api, sockopts_einval)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "bogus", 5));
 	EXPECT_EQ(EINVAL, errno);
-	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "strack", 6));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "stracks", 8));
 	EXPECT_EQ(EINVAL, errno);
 	len = sizeof(name);
 	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
 	EXPECT_STREQ("none", name);
+	/* Reliability: "sack" by default, "strack" by default with cc strack. */
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, name, &len));
+	EXPECT_STREQ("sack", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "strack", 7));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
+	EXPECT_STREQ("strack", name);
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, name, &len));
+	EXPECT_STREQ("strack", name);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, "tcp", 4));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, "", 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, "sack", 5));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, name, &len));
+	EXPECT_STREQ("sack", name);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "none", 4));
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, "strack", 6));
+	len = sizeof(name);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, name, &len));
+	EXPECT_STREQ("strack", name);
+	len = sizeof(v);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, &len));
+	EXPECT_EQ(SMARTT_ACK_BYTES_DEFAULT, v);
+	v = SMARTT_ACK_BYTES_MAX + 1;
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, sizeof(v)));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &zero, sizeof(zero)));
+	len = sizeof(v);
+	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, &len));
+	EXPECT_EQ(0U, v);
 	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "nscc", 4));
 	len = sizeof(name);
 	EXPECT_EQ(0, getsockopt(fd, SOL_SMARTT, SMARTT_CC, name, &len));
@@ -662,6 +697,29 @@ TEST_F(api, malformed_counted)
 	close(keep);
 }
 
+/*
+ * $SMARTT_RELIABILITY and $SMARTT_ACK_BYTES: the options of the same name
+ * (send and recv), after $SMARTT_CC (send).  0 or -1 (perror).
+ */
+static int env_opts(int fd)
+{
+	const char *rel = getenv("SMARTT_RELIABILITY"), *ab = getenv("SMARTT_ACK_BYTES");
+	unsigned int v;
+
+	if (rel && setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, rel, strlen(rel) + 1)) {
+		perror("SMARTT_RELIABILITY");
+		return -1;
+	}
+	if (ab) {
+		v = strtoul(ab, NULL, 0);
+		if (setsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, sizeof(v))) {
+			perror("SMARTT_ACK_BYTES");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int tool_recv(int fam, int port, int nsz, char **sz)
 {
 	size_t max = 0, *want = calloc(nsz, sizeof(size_t));
@@ -683,6 +741,8 @@ static int tool_recv(int fam, int port, int nsz, char **sz)
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (env_opts(fd))
+		return 1;
 	printf("listening\n");
 	fflush(stdout);
 	while (got < nsz) {
@@ -740,6 +800,8 @@ static int tool_send(int fam, const char *ip, int port, int nsz, char **sz)
 		perror("SMARTT_CC");
 		return 1;
 	}
+	if (env_opts(fd))
+		return 1;
 	for (i = 0; i < nsz; i++) {
 		size_t n = strtoull(sz[i], NULL, 0);
 

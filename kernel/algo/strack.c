@@ -337,3 +337,27 @@ u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		return strack_ack_learn(s, p, now, rtt, ecn, bytes);
 	return strack_ack(s, p, now, ecn, bytes, rtt - s->base_rtt);
 }
+
+/**
+ * strack_on_timeout() - a retransmission timeout declared a packet lost
+ * @s: state
+ * @p: parameters
+ * @bytes: the lost packet's size
+ *
+ * The paper gives the window no reaction to a timeout (its loss recovery
+ * retransmits within the window).  This follows STrack's descendant NSCC
+ * in uet-htsim (reference-semantics 2.5): cwnd -= size, at least one MTU.
+ * The TCP glue does not call it (TCP's own loss recovery runs there).
+ *
+ * Return: STRACK_R_CLAMPED when the window hit its lower bound, else 0.
+ */
+u32 strack_on_timeout(struct strack_state *s, const struct strack_params *p,
+		      u32 bytes)
+{
+	if (s->cwnd < (u64)p->k.mtu + bytes) {
+		s->cwnd = p->k.mtu;
+		return STRACK_R_CLAMPED;
+	}
+	s->cwnd -= bytes;
+	return 0;
+}

@@ -129,6 +129,8 @@ u64 strack_maxwnd(const struct strack_params *p, u32 base_rtt);
 void strack_init(struct strack_state *s, const struct strack_params *p, u64 cwnd);
 u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 		  u64 now, u32 rtt, bool ecn, u32 bytes);
+u32 strack_on_timeout(struct strack_state *s, const struct strack_params *p,
+		      u32 bytes);
 
 /*
  * The knob table of struct strack_knobs: the shared descriptor (knobs.h),

@@ -62,10 +62,13 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 	kfree(m);
 }
 
-/* Move rcv_nxt forward to @to (forgetting the bitmap below), then over
- * every PSN already received.
+/**
+ * smartt_rx_advance() - move rcv_nxt forward
+ * @peer: the peer (its socket locked)
+ * @to: to this PSN (forgetting the bitmap below), then over every PSN
+ *	already received
  */
-static void smartt_rx_advance(struct smartt_peer *peer, u64 to)
+void smartt_rx_advance(struct smartt_peer *peer, u64 to)
 {
 	if (to - peer->rcv_nxt >= SMARTT_WIN) {
 		bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
@@ -79,8 +82,14 @@ static void smartt_rx_advance(struct smartt_peer *peer, u64 to)
 	}
 }
 
-/* A new epoch of the peer: it restarted its sequence space. */
-static void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base)
+/**
+ * smartt_rx_reset() - a new epoch of the peer: it restarted its sequence space
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @epoch: its new epoch
+ * @base: its snd_una: the receive window starts there
+ */
+void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base)
 {
 	struct smartt_rx_msg *m, *tmp;
 
@@ -215,7 +224,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	const struct smartt_hdr *h;
 	struct smartt_peer *peer;
 	struct smartt_rx_msg *m;
-	u64 msg_len, off, psn, una;
+	u64 msg_len, off, psn, una, old_rcv_nxt;
 	u32 hlen, plen, seg, epoch;
 	bool trimmed;
 
@@ -297,6 +306,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (!smartt_rx_insert(m, skb))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_OFFSET, true);
 
+	old_rcv_nxt = peer->rcv_nxt;
 	set_bit(psn % SMARTT_WIN, peer->rx_bitmap);
 	smartt_rx_advance(peer, peer->rcv_nxt);
 	peer->rcv_bytes += plen;
@@ -307,7 +317,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (cb->ce)
 		smartt_stat_inc(net, SMARTT_STAT_RX_CE);
 	/* The skb now belongs to the reassembly: h and dx are still valid. */
-	smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, cb->ce);
+	smartt_rel_data_ack(sk, peer, h, dx, cb->ce, plen, old_rcv_nxt);
 	if (m->received == m->len)
 		smartt_rx_deliver(sk, peer, m);
 	return 0;
@@ -382,6 +392,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
 	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_cc_sample cs;
 	u32 nacked_len = 0;
 	struct smartt_peer *peer;
 	bool progress = false, nack;
@@ -396,8 +407,8 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	psn = be64_to_cpu(h->psn);
 	if (cum > peer->snd_nxt || psn >= peer->snd_nxt)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
-	smartt_stat_inc(net, h->type == SMARTT_PKT_ACK ? SMARTT_STAT_RX_ACKS :
-			SMARTT_STAT_RX_NACKS);
+	smartt_stat_inc(net, h->type == SMARTT_PKT_NACK ? SMARTT_STAT_RX_NACKS :
+			SMARTT_STAT_RX_ACKS);
 
 	now = ktime_get_ns();
 	peer->last_active = now;
@@ -427,9 +438,11 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	/*
 	 * Loss: the packet a NACK names (it was trimmed), and by SACK every
 	 * packet with SMARTT_DUPTHRESH newer ones acknowledged, unless it was
-	 * (re)sent less than an srtt ago.
+	 * (re)sent less than an srtt ago; "strack" reliability infers losses
+	 * in smartt_rel_on_ack() instead.
 	 */
-	limit = highest >= SMARTT_DUPTHRESH ? highest - SMARTT_DUPTHRESH + 1 : 0;
+	limit = highest >= SMARTT_DUPTHRESH && !smartt_rel_strack(ssk) ?
+		highest - SMARTT_DUPTHRESH + 1 : 0;
 	nack = h->type == SMARTT_PKT_NACK;
 	for (p = peer->snd_una; p < peer->snd_nxt; p++) {
 		struct smartt_txseg *s = &peer->win[p % SMARTT_WIN];
@@ -448,30 +461,27 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			smartt_stat_inc(net, SMARTT_STAT_FAST_RETRANSMITS);
 		else
 			nacked_len = max_t(u32, s->len, 1);
+		smartt_trace_loss(sk, peer, p, nacked ? SMARTT_LOSS_NACK : SMARTT_LOSS_SACK);
 		s->state = SMARTT_SEG_LOST;
 		peer->in_flight -= s->len;
 		peer->lost++;
 	}
+	smartt_rel_on_ack(sk, peer, h, a, highest, rtt, progress, now);
 	if (progress) {
 		peer->last_progress = now;
 		peer->rto_at = 0;
 	}
-	if (ssk->sp && (acked || nacked_len)) {
-		struct smartt_event ev = {
-			.now = now,
-			.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX),
-			.in_flight = peer->in_flight,
-			.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO),
-		};
-
+	/* A probe's answer acknowledges no data of its own (STrack Alg. 2). */
+	if ((acked || nacked_len) && h->type != SMARTT_PKT_PROBE_ACK) {
 		/* The core wants the fabric's RTT; the host's when unstamped. */
 		frtt = smartt_fabric_rtt(h);
-		ev.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
-		if (nacked_len)
-			smartt_on_nack(&peer->ss, ssk->sp, &ev);
-		else
-			smartt_on_ack(&peer->ss, ssk->sp, &ev);
-		peer->cwnd = peer->ss.cwnd;
+		cs.now = now;
+		cs.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
+		cs.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX);
+		cs.in_flight = peer->in_flight;
+		cs.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO);
+		cs.nack = !!nacked_len;
+		smartt_cc_ack(sk, peer, &cs);
 	}
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))
@@ -532,7 +542,11 @@ void smartt_rcv(struct sock *sk, struct sk_buff *skb)
 		break;
 	case SMARTT_PKT_ACK:
 	case SMARTT_PKT_NACK:
+	case SMARTT_PKT_PROBE_ACK:
 		smartt_rcv_ack(sk, skb);
+		break;
+	case SMARTT_PKT_PROBE:
+		smartt_rcv_probe(sk, skb);
 		break;
 	default:
 		smartt_rcv_ctrl(sk, skb);
@@ -573,7 +587,11 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 		break;
 	case SMARTT_PKT_ACK:
 	case SMARTT_PKT_NACK:
+	case SMARTT_PKT_PROBE_ACK:
 		need = SMARTT_ACK_HLEN;
+		break;
+	case SMARTT_PKT_PROBE:
+		need = SMARTT_PROBE_HLEN;
 		break;
 	case SMARTT_PKT_CTRL:
 		need = SMARTT_CTRL_HLEN;
@@ -593,6 +611,8 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 
 		if (why)
 			return smartt_drop(net, skb, why, true);
+	} else if (h->type == SMARTT_PKT_PROBE && !x->epoch) {
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
 	}
 
 	cb = SMARTT_SKB_CB(skb);

@@ -56,11 +56,21 @@ static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
 	uh->check = 0;
 }
 
-/*
- * Route @skb from @saddr to @daddr and send it on @usk (the netns's UDP
- * socket of @family when NULL); consumes @skb.
+/**
+ * smartt_xmit() - encapsulate and send a smartt packet
+ * @net: network namespace
+ * @usk: UDP socket to send on (NULL: the netns's one of @family)
+ * @family: AF_INET or AF_INET6
+ * @cache: route cache of the peer, or NULL
+ * @saddr: source address (any: from the route)
+ * @daddr: destination address
+ * @skb: the smartt headers and payload; consumed
+ * @entropy: path entropy (UDP source port, IPv6 flow label)
+ * @ect: mark the packet ECT(0)
+ *
+ * Return: 0 or a negative errno (counted tx_fail).
  */
-static int smartt_xmit(struct net *net, struct sock *usk, u16 family,
+int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		       struct dst_cache *cache, const union smartt_addr *saddr,
 		       const union smartt_addr *daddr, struct sk_buff *skb,
 		       u32 entropy, bool ect)
@@ -232,8 +242,19 @@ out:
 	return err;
 }
 
-static struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
-					   u32 entropy, u64 psn, u32 payload)
+/**
+ * smartt_build_hdr() - append the common header and a zeroed extension
+ * @skb: the packet being built
+ * @type: &enum smartt_pkt_type
+ * @hlen: bytes of smartt headers (common header and extension)
+ * @entropy: path entropy
+ * @psn: the PSN field
+ * @payload: the payload_len field
+ *
+ * Return: the header.
+ */
+struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
+				    u32 entropy, u64 psn, u32 payload)
 {
 	struct smartt_hdr *h = skb_put_zero(skb, hlen);
 
@@ -266,8 +287,8 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	skb_reserve(skb, SMARTT_HEADROOM);
 	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, peer->entropy,
 			     psn, s->len);
-	if (rtx)
-		h->flags = htons(SMARTT_F_RTX);
+	h->flags = htons((rtx ? SMARTT_F_RTX : 0) |
+			 smartt_rel_data_flags(sk, peer, psn, rtx));
 	x = (struct smartt_data_ext *)(h + 1);
 	x->x.sport = htons(smartt_sk(sk)->port);
 	x->x.dport = htons(peer->port);
@@ -324,6 +345,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		peer->lost--;
 		peer->in_flight += s->len;
 		peer->retransmits++;
+		smartt_trace_rtx(sk, peer, psn);
 		smartt_send_seg(sk, peer, psn, true, now);
 	}
 	while (!peer->lost && peer->snd_nxt - peer->snd_una < SMARTT_WIN) {
@@ -349,6 +371,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		peer->rto_at = now + peer->rto_ns;
 		smartt_timer_arm(sk);
 	}
+	smartt_rel_sent(sk, peer, now);
 }
 
 /**
@@ -387,6 +410,7 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 	a->x.dport = htons(peer->port);
 	a->x.epoch = htonl(peer->rx_epoch);
 	a->ack_entropy = dh->entropy;
+	a->ooo = htonl(bitmap_weight(peer->rx_bitmap, SMARTT_WIN));
 	a->cum_psn = cpu_to_be64(peer->rcv_nxt);
 	a->rcv_bytes = cpu_to_be64(peer->rcv_bytes);
 	a->echo_tx_time = dx->tx_time;
@@ -396,8 +420,9 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 			sack[i / 64] |= 1ULL << (i % 64);
 	for (i = 0; i < SMARTT_SACK_WORDS; i++)
 		a->sack[i] = cpu_to_be64(sack[i]);
-	smartt_stat_inc(sock_net(sk), type == SMARTT_PKT_ACK ? SMARTT_STAT_TX_ACKS :
-			SMARTT_STAT_TX_NACKS);
+	smartt_stat_inc(sock_net(sk), type == SMARTT_PKT_NACK ? SMARTT_STAT_TX_NACKS :
+			SMARTT_STAT_TX_ACKS);
+	smartt_rel_ack_sent(peer);
 	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
 		    &peer->addr, skb, peer->entropy, false);
 }
@@ -497,22 +522,16 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->state != SMARTT_SEG_INFLIGHT)
 			continue;
+		smartt_trace_loss(sk, peer, psn, SMARTT_LOSS_RTO);
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RTO_LOSSES);
 		s->state = SMARTT_SEG_LOST;
 		peer->in_flight -= s->len;
 		peer->lost++;
 	}
 	peer->rtos++;
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RTOS);
-	if (smartt_sk(sk)->sp) {
-		struct smartt_event ev = {
-			.now = now,
-			.bytes = peer->mss,
-			.in_flight = peer->in_flight,
-		};
-
-		smartt_on_timeout(&peer->ss, smartt_sk(sk)->sp, &ev);
-		peer->cwnd = peer->ss.cwnd;
-	}
+	smartt_rel_on_rto(sk, peer);
+	smartt_cc_timeout(sk, peer, now);
 	peer->rto_ns = min_t(u64, peer->rto_ns * 2, SMARTT_RTO_MAX_NS);
 	peer->rto_at = 0;
 	smartt_push(sk, peer);
@@ -536,6 +555,7 @@ void smartt_timer_arm(struct sock *sk)
 	if (ssk->closing)
 		return;
 	list_for_each_entry(p, &ssk->peers, node) {
+		at = min(at, smartt_rel_deadline(sk, p));
 		if (list_empty(&p->tx_msgs)) {
 			if (list_empty(&p->rx_msgs))
 				at = min(at, p->last_active + smartt_idle_ns(ssk));
@@ -559,6 +579,7 @@ static void smartt_timer_work(struct sock *sk)
 	u64 now = ktime_get_ns();
 
 	list_for_each_entry(p, &ssk->peers, node) {
+		smartt_rel_timer(sk, p, now);
 		if (list_empty(&p->tx_msgs)) {
 			p->rto_at = 0;
 			continue;

@@ -142,6 +142,20 @@ static const struct {
 	SMARTT_STAT(COMPLETIONS, "completions", "completions queued on error queues"),
 	SMARTT_STAT(COMPLETIONS_DROPPED, "completions_dropped",
 		    "completions lost: receive buffer full"),
+	SMARTT_STAT(ACKS_COALESCED, "acks_coalesced",
+		    "DATA packets acknowledged by a later ACK (strack reliability)"),
+	SMARTT_STAT(ACKS_DELAYED, "acks_delayed",
+		    "pending ACKs sent by the timer (no trigger came in time)"),
+	SMARTT_STAT(OOO_RECOVERIES, "ooo_recoveries",
+		    "loss recoveries started by the out-of-order count"),
+	SMARTT_STAT(OOO_LOSSES, "ooo_losses", "packets declared lost by the out-of-order count"),
+	SMARTT_STAT(TX_PROBES, "tx_probes", "PROBE packets sent"),
+	SMARTT_STAT(RX_PROBES, "rx_probes", "PROBE packets answered (PROBE_ACK sent)"),
+	SMARTT_STAT(RX_PROBE_ACKS, "rx_probe_acks", "PROBE_ACKs accepted"),
+	SMARTT_STAT(PROBE_RECOVERIES, "probe_recoveries",
+		    "loss recoveries started by a probe's answer"),
+	SMARTT_STAT(PROBE_LOSSES, "probe_losses", "packets declared lost after a probe"),
+	SMARTT_STAT(RTO_LOSSES, "rto_losses", "packets declared lost by a timeout"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

@@ -17,7 +17,6 @@
 #include <net/protocol.h>
 #include <net/route.h>
 
-#include "cc/cc_glue.h"
 #include "smartt.h"
 #include "transport/transport.h"
 
@@ -180,22 +179,6 @@ static struct smartt_peer *smartt_peer_find(struct smartt_sock *ssk, u16 family,
 	return NULL;
 }
 
-static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smartt_peer *p)
-{
-	return ssk->window ? ssk->window : (u64)p->mss * SMARTT_WINDOW_SEGS;
-}
-
-/* (Re)start the peer's congestion control: the core's initial window. */
-static void smartt_peer_cc_init(struct smartt_sock *ssk, struct smartt_peer *p)
-{
-	if (ssk->sp) {
-		smartt_init(&p->ss, ssk->sp, 0);
-		p->cwnd = p->ss.cwnd;
-	} else {
-		p->cwnd = smartt_default_cwnd(ssk, p);
-	}
-}
-
 static void smartt_peer_tx_init(struct smartt_peer *p)
 {
 	do {
@@ -207,6 +190,9 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	p->lost = 0;
 	p->rto_at = 0;
 	p->rto_ns = SMARTT_RTO_INIT_NS;
+	p->rel.rec_end = 0;
+	p->rel.probe_at = 0;
+	p->rel.probe_sent = 0;
 	memset(p->win, 0, SMARTT_WIN * sizeof(*p->win));
 }
 
@@ -262,7 +248,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 		dst_cache_destroy(&p->dst_cache);
 		goto fail;
 	}
-	smartt_peer_cc_init(ssk, p);
+	smartt_cc_peer_init(ssk, p);
 	list_add_tail(&p->node, &ssk->peers);
 	ssk->npeers++;
 	return p;
@@ -343,7 +329,7 @@ void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err)
 	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
 		smartt_msg_done(sk, m, err);
 	smartt_peer_tx_init(peer);
-	smartt_peer_cc_init(smartt_sk(sk), peer);
+	smartt_cc_peer_init(smartt_sk(sk), peer);
 	smartt_write_space(sk);
 }
 
@@ -609,68 +595,6 @@ out:
 	return err;
 }
 
-/*
- * SMaRTT parameters for a socket: the profile's rules and gains, the
- * fabric's description (link rate, RTTs, MTU) from the netns's
- * net.smartt.tcp_* configuration.
- */
-static int smartt_cc_params(struct sock *sk, int profile, struct smartt_params *sp)
-{
-	struct smartt_knobs k = smartt_profiles[profile];
-	const struct smartt_cc_cfg *cfg;
-
-	rcu_read_lock();
-	cfg = smartt_cc_cfg_get(sk);
-	k.link_mbps = cfg->sp.k.link_mbps;
-	k.base_rtt = cfg->sp.k.base_rtt;
-	k.network_rtt = cfg->sp.k.network_rtt;
-	k.learn_base_rtt = cfg->sp.k.learn_base_rtt;
-	k.mtu = cfg->sp.k.mtu;
-	rcu_read_unlock();
-	return smartt_params_init(sp, &k) ? -EINVAL : 0;
-}
-
-static int smartt_set_cc(struct sock *sk, sockptr_t optval, unsigned int optlen)
-{
-	struct smartt_sock *ssk = smartt_sk(sk);
-	char name[SMARTT_CC_NAME_MAX] = {};
-	struct smartt_params *sp = NULL, *old;
-	struct smartt_peer *p;
-	int profile = SMARTT_CC_NONE;
-
-	if (!optlen || optlen > sizeof(name))
-		return -EINVAL;
-	if (copy_from_sockptr(name, optval, optlen))
-		return -EFAULT;
-	name[sizeof(name) - 1] = 0;
-	if (strcmp(name, "none")) {
-		int err;
-
-		profile = smartt_profile_by_name(name);
-		if (profile < 0)
-			return -EINVAL;
-		sp = kmalloc(sizeof(*sp), GFP_KERNEL);
-		if (!sp)
-			return -ENOMEM;
-		err = smartt_cc_params(sk, profile, sp);
-		if (err) {
-			kfree(sp);
-			return err;
-		}
-	}
-	lock_sock(sk);
-	old = ssk->sp;
-	ssk->sp = sp;
-	ssk->cc = profile;
-	list_for_each_entry(p, &ssk->peers, node) {
-		smartt_peer_cc_init(ssk, p);
-		smartt_push(sk, p);
-	}
-	release_sock(sk);
-	kfree(old);
-	return 0;
-}
-
 static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			     sockptr_t optval, unsigned int optlen)
 {
@@ -682,7 +606,9 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 	if (level != SOL_SMARTT)
 		return -ENOPROTOOPT;
 	if (optname == SMARTT_CC)
-		return smartt_set_cc(sk, optval, optlen);
+		return smartt_cc_set(sk, optval, optlen);
+	if (optname == SMARTT_RELIABILITY)
+		return smartt_rel_set(sk, optval, optlen);
 	if (optlen < sizeof(val))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -707,12 +633,18 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			break;
 		}
 		ssk->window = val;
-		if (ssk->sp)
+		if (ssk->cc_algo != SMARTT_CCA_NONE)
 			break;
 		list_for_each_entry(p, &ssk->peers, node) {
 			p->cwnd = val;
 			smartt_push(sk, p);
 		}
+		break;
+	case SMARTT_ACK_BYTES:
+		if (val > SMARTT_ACK_BYTES_MAX)
+			err = -EINVAL;
+		else
+			WRITE_ONCE(ssk->ack_bytes, val);
 		break;
 	default:
 		err = -ENOPROTOOPT;
@@ -766,9 +698,10 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 	if (len < 0)
 		return -EINVAL;
 	switch (optname) {
-	case SMARTT_CC: {
-		int cc = READ_ONCE(ssk->cc);
-		const char *name = cc < 0 ? "none" : smartt_profile_names[cc];
+	case SMARTT_CC:
+	case SMARTT_RELIABILITY: {
+		const char *name = optname == SMARTT_CC ? smartt_cc_name(ssk) :
+						     smartt_rel_name(ssk);
 
 		len = min_t(int, len, strlen(name) + 1);
 		if (put_user(len, optlen) || copy_to_user(optval, name, len))
@@ -804,6 +737,9 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 	case SMARTT_WINDOW:
 		val = READ_ONCE(ssk->window);
 		break;
+	case SMARTT_ACK_BYTES:
+		val = READ_ONCE(ssk->ack_bytes);
+		break;
 	default:
 		return -ENOPROTOOPT;
 	}
@@ -824,6 +760,9 @@ static int smartt_init_sock(struct sock *sk)
 	ssk->msg_max = SMARTT_MSG_MAX_DEFAULT;
 	ssk->timeout_ns = (u64)SMARTT_TIMEOUT_MS_DEFAULT * NSEC_PER_MSEC;
 	ssk->cc = SMARTT_CC_NONE;
+	ssk->cc_algo = SMARTT_CCA_NONE;
+	ssk->rel = SMARTT_REL_AUTO;
+	ssk->ack_bytes = SMARTT_ACK_BYTES_DEFAULT;
 	timer_setup(&ssk->timer, smartt_timer_fn, 0);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
@@ -841,8 +780,7 @@ static void smartt_close(struct sock *sk, long timeout)
 	smartt_unhash(sk);
 	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
 		smartt_peer_free(sk, p);
-	kfree(ssk->sp);
-	ssk->sp = NULL;
+	smartt_cc_release(ssk);
 	release_sock(sk);
 	/* The timer sees ->closing and never re-arms. */
 	sk_stop_timer_sync(sk, &ssk->timer);

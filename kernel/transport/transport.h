@@ -25,6 +25,8 @@
 #include <net/sock.h>
 
 #include "algo/smartt.h"
+#include "algo/strack.h"
+#include "transport/reliab.h"
 #include "transport/wire.h"
 
 #if !IS_ENABLED(CONFIG_IPV6)
@@ -179,7 +181,9 @@ struct smartt_rx_msg {
  * @rcv_bytes: payload bytes accepted from @rx_epoch
  * @rx_msgs: messages being reassembled
  * @rx_reserved: bytes still missing of the messages being reassembled
- * @ss: SMaRTT core state (congestion controls other than "none")
+ * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
+ * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
+ * @rel: reliability state (reliab.c)
  */
 struct smartt_peer {
 	struct list_head node;
@@ -214,6 +218,8 @@ struct smartt_peer {
 	struct list_head rx_msgs;
 	u64 rx_reserved;
 	struct smartt_state ss;
+	struct strack_state st;
+	struct smartt_rel rel;
 };
 
 /**
@@ -227,8 +233,12 @@ struct smartt_peer {
  * @msg_max: SMARTT_MSG_MAX
  * @timeout_ns: SMARTT_TIMEOUT_MS in ns
  * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
+ * @cc_algo: &enum smartt_cc_algo
+ * @rel: SMARTT_RELIABILITY, &enum smartt_rel_mode
+ * @ack_bytes: SMARTT_ACK_BYTES
  * @window: window of cc "none", bytes (0: SMARTT_WINDOW_SEGS segments)
- * @sp: SMaRTT core parameters (NULL for "none")
+ * @sp: SMaRTT core parameters (cc_algo SMARTT_CCA_SMARTT, else NULL)
+ * @tp: STrack core parameters (cc_algo SMARTT_CCA_STRACK, else NULL)
  * @tx_queued: bytes of messages queued and not yet acknowledged
  * @rx_reserved: sum of the peers' rx_reserved
  * @timer: retransmission / timeout timer
@@ -244,8 +254,12 @@ struct smartt_sock {
 	u32 msg_max;
 	u64 timeout_ns;
 	s8 cc;
+	u8 cc_algo;
+	u8 rel;
+	u32 ack_bytes;
 	u32 window;
 	struct smartt_params *sp;
+	struct strack_params *tp;
 	u64 tx_queued;
 	u64 rx_reserved;
 	struct timer_list timer;
@@ -323,6 +337,16 @@ enum smartt_stat {
 	SMARTT_STAT_ERR_NOROUTE,
 	SMARTT_STAT_COMPLETIONS,
 	SMARTT_STAT_COMPLETIONS_DROPPED,
+	SMARTT_STAT_ACKS_COALESCED,
+	SMARTT_STAT_ACKS_DELAYED,
+	SMARTT_STAT_OOO_RECOVERIES,
+	SMARTT_STAT_OOO_LOSSES,
+	SMARTT_STAT_TX_PROBES,
+	SMARTT_STAT_RX_PROBES,
+	SMARTT_STAT_RX_PROBE_ACKS,
+	SMARTT_STAT_PROBE_RECOVERIES,
+	SMARTT_STAT_PROBE_LOSSES,
+	SMARTT_STAT_RTO_LOSSES,
 	SMARTT_STAT_COUNT,
 };
 
@@ -394,6 +418,8 @@ void smartt_sock_unregister(void);
 
 /* input.c */
 int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb);
+void smartt_rx_advance(struct smartt_peer *peer, u64 to);
+void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base);
 void smartt_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 			struct smartt_rx_msg *m);
@@ -411,5 +437,66 @@ void smartt_timer_fn(struct timer_list *t);
 void smartt_timer_arm(struct sock *sk);
 void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
+struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
+				    u32 entropy, u64 psn, u32 payload);
+int smartt_xmit(struct net *net, struct sock *usk, u16 family,
+		struct dst_cache *cache, const union smartt_addr *saddr,
+		const union smartt_addr *daddr, struct sk_buff *skb,
+		u32 entropy, bool ect);
+
+/* cc.c: the congestion-control dispatch */
+
+/**
+ * struct smartt_cc_sample - what one ACK or NACK tells the congestion control
+ * @now: time, ns
+ * @rtt: RTT sample, ns (0: none)
+ * @bytes: bytes newly acknowledged (ACK), or the trimmed packet's (NACK)
+ * @in_flight: bytes in flight after the ACK
+ * @ecn: the triggering packet carried CE
+ * @nack: a NACK (trimmed packet)
+ */
+struct smartt_cc_sample {
+	u64 now;
+	u32 rtt;
+	u32 bytes;
+	u64 in_flight;
+	bool ecn;
+	bool nack;
+};
+
+int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen);
+const char *smartt_cc_name(const struct smartt_sock *ssk);
+void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p);
+void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
+		   const struct smartt_cc_sample *cs);
+void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now);
+void smartt_cc_release(struct smartt_sock *ssk);
+
+/* reliab.c: the reliability modes */
+bool smartt_rel_strack(const struct smartt_sock *ssk);
+int smartt_rel_set(struct sock *sk, sockptr_t optval, unsigned int optlen);
+const char *smartt_rel_name(const struct smartt_sock *ssk);
+u16 smartt_rel_data_flags(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx);
+void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
+			 const struct smartt_hdr *h, const struct smartt_data_ext *dx,
+			 bool ce, u32 plen, u64 old_rcv_nxt);
+void smartt_rel_ack_sent(struct smartt_peer *peer);
+void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
+		       const struct smartt_hdr *h, const struct smartt_ack_ext *a,
+		       u64 highest, u64 rtt, bool progress, u64 now);
+void smartt_rel_on_rto(struct sock *sk, struct smartt_peer *peer);
+void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now);
+int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb);
+u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer);
+void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
+void smartt_trace_loss(struct sock *sk, struct smartt_peer *peer, u64 psn, u8 why);
+void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn);
+
+/* Why a packet was declared lost (tracepoint smartt_loss). */
+#define SMARTT_LOSS_NACK	0
+#define SMARTT_LOSS_SACK	1
+#define SMARTT_LOSS_OOO		2
+#define SMARTT_LOSS_PROBE	3
+#define SMARTT_LOSS_RTO		4
 
 #endif /* SMARTT_TRANSPORT_H */

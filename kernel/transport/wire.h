@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * smartt transport wire format: the extension headers that follow the
- * common &struct smartt_hdr (uAPI) in DATA, ACK, NACK and CTRL packets.
+ * common &struct smartt_hdr (uAPI) in DATA, ACK, NACK, PROBE, PROBE_ACK and
+ * CTRL packets.
  * Documented in Documentation/protocol.rst; every multi-byte field is big
  * endian.  The sizes are ABI and asserted in smartt_wire_checks().
  */
@@ -59,7 +60,9 @@ struct smartt_data_ext {
  * struct smartt_ack_ext - extension of %SMARTT_PKT_ACK and %SMARTT_PKT_NACK
  * @x: addressing (epoch of the acknowledged data)
  * @ack_entropy: entropy of the packet that triggered this ACK/NACK
- * @reserved: zero
+ * @ooo: PSNs received above @cum_psn (the receiver's out-of-order count;
+ *	0 from senders of this format before it was defined, which wrote a
+ *	reserved zero here)
  * @cum_psn: every PSN below this was received
  * @rcv_bytes: payload bytes the receiver accepted from this epoch
  * @echo_tx_time: &struct smartt_data_ext.tx_time of the triggering packet
@@ -67,15 +70,32 @@ struct smartt_data_ext {
  *
  * The triggering packet's PSN is in &struct smartt_hdr.psn; its CE mark is
  * %SMARTT_F_ECN_ECHO.  A NACK names a trimmed packet, not yet received.
+ * %SMARTT_PKT_PROBE_ACK has the same extension and answers a PROBE: the
+ * PSN and the echoed times are the probe's.
  */
 struct smartt_ack_ext {
 	struct smartt_xhdr x;
 	__be32	ack_entropy;
-	__be32	reserved;
+	__be32	ooo;
 	__be64	cum_psn;
 	__be64	rcv_bytes;
 	__be64	echo_tx_time;
 	__be64	sack[SMARTT_SACK_WORDS];
+};
+
+/**
+ * struct smartt_probe_ext - extension of %SMARTT_PKT_PROBE
+ * @x: addressing (the sender's epoch, as in DATA)
+ * @snd_una: the sender's lowest unacknowledged PSN (as in DATA)
+ * @tx_time: the sender's clock when it sent the probe (ns), echoed
+ *
+ * &struct smartt_hdr.psn is the SACK base the sender asks for (its
+ * snd_una).  The receiver answers at once with %SMARTT_PKT_PROBE_ACK.
+ */
+struct smartt_probe_ext {
+	struct smartt_xhdr x;
+	__be64	snd_una;
+	__be64	tx_time;
 };
 
 /**
@@ -105,6 +125,7 @@ struct smartt_ctrl_ext {
 #define SMARTT_DATA_HLEN	(SMARTT_HDR_LEN + sizeof(struct smartt_data_ext))
 #define SMARTT_ACK_HLEN		(SMARTT_HDR_LEN + sizeof(struct smartt_ack_ext))
 #define SMARTT_CTRL_HLEN	(SMARTT_HDR_LEN + sizeof(struct smartt_ctrl_ext))
+#define SMARTT_PROBE_HLEN	(SMARTT_HDR_LEN + sizeof(struct smartt_probe_ext))
 
 static inline void smartt_wire_checks(void)
 {
@@ -112,8 +133,9 @@ static inline void smartt_wire_checks(void)
 	BUILD_BUG_ON(sizeof(struct smartt_data_ext) != 56);
 	BUILD_BUG_ON(sizeof(struct smartt_ack_ext) != 72);
 	BUILD_BUG_ON(sizeof(struct smartt_ctrl_ext) != 24);
+	BUILD_BUG_ON(sizeof(struct smartt_probe_ext) != 24);
 	BUILD_BUG_ON(SMARTT_DATA_HLEN % 8 || SMARTT_ACK_HLEN % 8 ||
-		     SMARTT_CTRL_HLEN % 8);
+		     SMARTT_CTRL_HLEN % 8 || SMARTT_PROBE_HLEN % 8);
 	BUILD_BUG_ON(sizeof(struct smartt_completion) != SMARTT_COMPLETION_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_peer_info) != SMARTT_PEER_INFO_LEN);
 }

@@ -40,7 +40,7 @@
  * @SMARTT_PKT_ACK: (selective) acknowledgment.
  * @SMARTT_PKT_NACK: negative acknowledgment, sent for a trimmed packet.
  * @SMARTT_PKT_PROBE: probe for loss recovery or path exploration.
- * @SMARTT_PKT_PROBE_ACK: answer to a probe.
+ * @SMARTT_PKT_PROBE_ACK: answer to a probe (an ACK, sent at once).
  * @SMARTT_PKT_CTRL: any other control packet of the transport.
  * @SMARTT_PKT_MAX: one past the last valid type.
  *
@@ -147,14 +147,28 @@ struct smartt_hdr {
 /** SMARTT_TIMEOUT_MS - a peer that acknowledges nothing for this long fails. */
 #define SMARTT_TIMEOUT_MS	2
 /**
- * SMARTT_CC - congestion control, a string: "none" (fixed window) or a
- * SMaRTT profile, "smartt", "smartt-2024" or "nscc".
+ * SMARTT_CC - congestion control, a string: "none" (fixed window), a
+ * SMaRTT profile, "smartt", "smartt-2024" or "nscc", or "strack".
  */
 #define SMARTT_CC		3
 /** SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments). */
 #define SMARTT_WINDOW		4
 /** SMARTT_PEER_INFO - getsockopt: &struct smartt_peer_info of one peer. */
 #define SMARTT_PEER_INFO	5
+/**
+ * SMARTT_RELIABILITY - loss recovery, a string: "sack" (an ACK per DATA
+ * packet, loss = 3 newer PSNs SACKed) or "strack" (coalesced ACKs; loss
+ * from the receiver's out-of-order count, probes, RTO).  Default: "strack"
+ * when %SMARTT_CC is "strack", "sack" otherwise; setting it overrides the
+ * default until the socket is closed.  Trimmed packets are NACKed in both.
+ */
+#define SMARTT_RELIABILITY	6
+/**
+ * SMARTT_ACK_BYTES - "strack" reliability, receiver: acknowledge at the
+ * latest after this many payload bytes (0: every packet; at most
+ * %SMARTT_ACK_BYTES_MAX; default %SMARTT_ACK_BYTES_DEFAULT).
+ */
+#define SMARTT_ACK_BYTES	7
 
 /** SMARTT_MSG_MAX_DEFAULT - default of %SMARTT_MSG_MAX: 64 MiB. */
 #define SMARTT_MSG_MAX_DEFAULT	(64U << 20)
@@ -166,6 +180,12 @@ struct smartt_hdr {
 #define SMARTT_TIMEOUT_MS_MAX	3600000U
 /** SMARTT_CC_NAME_MAX - size of a congestion control name, with its NUL. */
 #define SMARTT_CC_NAME_MAX	16
+/** SMARTT_REL_NAME_MAX - size of a %SMARTT_RELIABILITY name, with its NUL. */
+#define SMARTT_REL_NAME_MAX	16
+/** SMARTT_ACK_BYTES_DEFAULT - default of %SMARTT_ACK_BYTES (uet-htsim's). */
+#define SMARTT_ACK_BYTES_DEFAULT	16384U
+/** SMARTT_ACK_BYTES_MAX - largest %SMARTT_ACK_BYTES: 1 MiB. */
+#define SMARTT_ACK_BYTES_MAX	(1U << 20)
 
 /* Control messages at level %SOL_SMARTT. */
 /**

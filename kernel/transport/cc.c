@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: the congestion-control dispatch.  One place decides
+ * what an ACK, a NACK or a timeout does to a peer's window: nothing for
+ * "none" (a fixed window), the SMaRTT core (kernel/algo/smartt.c) for its
+ * profiles, the STrack core (kernel/algo/strack.c) for "strack".  The
+ * cores make every window decision; this file only feeds them.
+ * Documentation/transport.rst, "Congestion control".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+
+#include "cc/cc_glue.h"
+#include "smartt.h"
+#include "transport/transport.h"
+
+static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smartt_peer *p)
+{
+	return ssk->window ? ssk->window : (u64)p->mss * SMARTT_WINDOW_SEGS;
+}
+
+/**
+ * smartt_cc_peer_init() - (re)start a peer's congestion control
+ * @ssk: socket (locked)
+ * @p: the peer
+ *
+ * The core's initial window (its window bound), or the fixed window.
+ */
+void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p)
+{
+	switch (ssk->cc_algo) {
+	case SMARTT_CCA_SMARTT:
+		smartt_init(&p->ss, ssk->sp, 0);
+		p->cwnd = p->ss.cwnd;
+		break;
+	case SMARTT_CCA_STRACK:
+		strack_init(&p->st, ssk->tp, 0);
+		p->cwnd = p->st.cwnd;
+		break;
+	default:
+		p->cwnd = smartt_default_cwnd(ssk, p);
+		break;
+	}
+}
+
+/**
+ * smartt_cc_ack() - an ACK acknowledged new bytes, or a NACK came
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @cs: the sample
+ *
+ * SMaRTT: smartt_on_ack() or smartt_on_nack().  STrack: strack_on_ack()
+ * with the RTT sample and the ECN echo; a NACK (a switch trimmed the
+ * packet: its queue was full) is an ECN-marked sample at the current
+ * average delay that acknowledges nothing, so it never increases the
+ * window and decreases it when the average delay is above target (the
+ * paper defines no reaction to trims: STrack assumes none happen).
+ */
+void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
+		   const struct smartt_cc_sample *cs)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+
+	switch (ssk->cc_algo) {
+	case SMARTT_CCA_SMARTT: {
+		struct smartt_event ev = {
+			.now = cs->now,
+			.rtt = cs->rtt,
+			.bytes = cs->bytes,
+			.in_flight = cs->in_flight,
+			.ecn = cs->ecn,
+		};
+
+		if (cs->nack)
+			smartt_on_nack(&peer->ss, ssk->sp, &ev);
+		else
+			smartt_on_ack(&peer->ss, ssk->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
+		break;
+	}
+	case SMARTT_CCA_STRACK:
+		if (cs->nack)
+			strack_on_ack(&peer->st, ssk->tp, cs->now, 0, true, 0);
+		else
+			strack_on_ack(&peer->st, ssk->tp, cs->now, cs->rtt, cs->ecn,
+				      cs->bytes);
+		peer->cwnd = peer->st.cwnd;
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * smartt_cc_timeout() - the retransmission timer of a peer expired
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @now: time, ns
+ */
+void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+
+	switch (ssk->cc_algo) {
+	case SMARTT_CCA_SMARTT: {
+		struct smartt_event ev = {
+			.now = now,
+			.bytes = peer->mss,
+			.in_flight = peer->in_flight,
+		};
+
+		smartt_on_timeout(&peer->ss, ssk->sp, &ev);
+		peer->cwnd = peer->ss.cwnd;
+		break;
+	}
+	case SMARTT_CCA_STRACK:
+		strack_on_timeout(&peer->st, ssk->tp, peer->mss);
+		peer->cwnd = peer->st.cwnd;
+		break;
+	default:
+		break;
+	}
+}
+
+/**
+ * smartt_cc_name() - the name SMARTT_CC reports
+ * @ssk: socket
+ *
+ * Return: "none", a SMaRTT profile's name or "strack".
+ */
+const char *smartt_cc_name(const struct smartt_sock *ssk)
+{
+	int cc;
+
+	switch (READ_ONCE(ssk->cc_algo)) {
+	case SMARTT_CCA_SMARTT:
+		/* unlocked: a concurrent change may leave cc behind cc_algo */
+		cc = READ_ONCE(ssk->cc);
+		return cc >= 0 && cc < SMARTT_PROFILE_COUNT ? smartt_profile_names[cc] :
+			"none";
+	case SMARTT_CCA_STRACK:
+		return "strack";
+	default:
+		return "none";
+	}
+}
+
+/*
+ * Core parameters for a socket: the profile's rules and gains (SMaRTT) or
+ * the net.smartt.tcp_strack_knobs (STrack), the fabric's description (link
+ * rate, RTTs, MTU) from the netns's net.smartt.tcp_* configuration.
+ */
+static int smartt_cc_smartt_cfg(struct sock *sk, int profile, struct smartt_params *sp)
+{
+	struct smartt_knobs k = smartt_profiles[profile];
+	const struct smartt_cc_cfg *cfg;
+
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	k.link_mbps = cfg->sp.k.link_mbps;
+	k.base_rtt = cfg->sp.k.base_rtt;
+	k.network_rtt = cfg->sp.k.network_rtt;
+	k.learn_base_rtt = cfg->sp.k.learn_base_rtt;
+	k.mtu = cfg->sp.k.mtu;
+	rcu_read_unlock();
+	return smartt_params_init(sp, &k) ? -EINVAL : 0;
+}
+
+static void smartt_cc_strack_cfg(struct sock *sk, struct strack_params *tp)
+{
+	rcu_read_lock();
+	*tp = smartt_cc_cfg_get(sk)->tp;
+	rcu_read_unlock();
+}
+
+/**
+ * smartt_cc_set() - setsockopt(SMARTT_CC)
+ * @sk: socket
+ * @optval: the name, "none", a SMaRTT profile or "strack"
+ * @optlen: its length (with or without the NUL)
+ *
+ * Every peer's congestion control restarts.
+ *
+ * Return: 0, -EINVAL for an unknown name, -EFAULT, -ENOMEM.
+ */
+int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	char name[SMARTT_CC_NAME_MAX] = {};
+	struct smartt_params *sp = NULL, *old_sp;
+	struct strack_params *tp = NULL, *old_tp;
+	int profile = SMARTT_CC_NONE, err;
+	u8 algo = SMARTT_CCA_NONE;
+	struct smartt_peer *p;
+
+	if (!optlen || optlen > sizeof(name))
+		return -EINVAL;
+	if (copy_from_sockptr(name, optval, optlen))
+		return -EFAULT;
+	name[sizeof(name) - 1] = 0;
+	if (!strcmp(name, "strack")) {
+		algo = SMARTT_CCA_STRACK;
+		tp = kmalloc(sizeof(*tp), GFP_KERNEL);
+		if (!tp)
+			return -ENOMEM;
+		smartt_cc_strack_cfg(sk, tp);
+	} else if (strcmp(name, "none")) {
+		profile = smartt_profile_by_name(name);
+		if (profile < 0)
+			return -EINVAL;
+		algo = SMARTT_CCA_SMARTT;
+		sp = kmalloc(sizeof(*sp), GFP_KERNEL);
+		if (!sp)
+			return -ENOMEM;
+		err = smartt_cc_smartt_cfg(sk, profile, sp);
+		if (err) {
+			kfree(sp);
+			return err;
+		}
+	}
+	lock_sock(sk);
+	old_sp = ssk->sp;
+	old_tp = ssk->tp;
+	ssk->sp = sp;
+	ssk->tp = tp;
+	WRITE_ONCE(ssk->cc, profile);
+	WRITE_ONCE(ssk->cc_algo, algo);
+	list_for_each_entry(p, &ssk->peers, node) {
+		smartt_cc_peer_init(ssk, p);
+		smartt_push(sk, p);
+	}
+	release_sock(sk);
+	kfree(old_sp);
+	kfree(old_tp);
+	return 0;
+}
+
+/**
+ * smartt_cc_release() - free the core parameters (socket closing)
+ * @ssk: socket (locked, no peer left)
+ */
+void smartt_cc_release(struct smartt_sock *ssk)
+{
+	kfree(ssk->sp);
+	kfree(ssk->tp);
+	ssk->sp = NULL;
+	ssk->tp = NULL;
+	ssk->cc_algo = SMARTT_CCA_NONE;
+	ssk->cc = SMARTT_CC_NONE;
+}

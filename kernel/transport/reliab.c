@@ -1,0 +1,475 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * smartt transport: the reliability modes (SMARTT_RELIABILITY).
+ *
+ * "sack": every DATA packet is acknowledged at once; the sender declares a
+ * packet lost when SMARTT_DUPTHRESH newer ones are SACKed (input.c).
+ *
+ * "strack" (strack.txt 3.3): the receiver coalesces ACKs (one after
+ * SMARTT_ACK_BYTES payload bytes, at once on SMARTT_F_ACK_REQ, on a
+ * retransmission, on a CE mark, on the first packet, on the packet that
+ * fills the hole at the expected PSN, on a PROBE; the timer sends a
+ * pending one after SMARTT_ACK_DELAY_NS) and reports its out-of-order
+ * count in every ACK; the sender infers losses three ways: the
+ * out-of-order count above max(cwnd in packets, 5), a probe after
+ * SMARTT_PROBE_RTTS base RTTs without an ACK whose answer comes back fast
+ * while nothing else did, and the RTO.  A NACK (trimmed packet) stays the
+ * fast path in both modes.  Documentation/transport.rst, "Reliability".
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/udp.h>
+
+#include "cc/cc_glue.h"
+#include "smartt.h"
+#include "transport/transport.h"
+
+#define CREATE_TRACE_POINTS
+#include "transport/trace.h"
+
+#define SMARTT_PROBE_HEADROOM \
+	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
+
+/**
+ * smartt_trace_loss() - tracepoint smartt_loss for one packet
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @psn: the packet declared lost
+ * @why: SMARTT_LOSS_*
+ */
+void smartt_trace_loss(struct sock *sk, struct smartt_peer *peer, u64 psn, u8 why)
+{
+	trace_smartt_loss(smartt_sk(sk)->port, peer->port, psn, why, peer->snd_una,
+			  peer->snd_nxt, peer->in_flight, peer->cwnd);
+}
+
+/**
+ * smartt_trace_rtx() - tracepoint smartt_retransmit for one packet
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @psn: the packet sent again
+ */
+void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn)
+{
+	trace_smartt_retransmit(smartt_sk(sk)->port, peer->port, psn, peer->lost,
+				peer->in_flight, peer->cwnd);
+}
+
+/**
+ * smartt_rel_strack() - does the socket use "strack" reliability?
+ * @ssk: socket
+ *
+ * Return: true for "strack" (set, or the default with cc strack).
+ */
+bool smartt_rel_strack(const struct smartt_sock *ssk)
+{
+	u8 rel = READ_ONCE(ssk->rel);
+
+	if (rel == SMARTT_REL_AUTO)
+		return READ_ONCE(ssk->cc_algo) == SMARTT_CCA_STRACK;
+	return rel == SMARTT_REL_STRACK;
+}
+
+/**
+ * smartt_rel_name() - the name SMARTT_RELIABILITY reports
+ * @ssk: socket
+ *
+ * Return: "sack" or "strack" (the mode in effect).
+ */
+const char *smartt_rel_name(const struct smartt_sock *ssk)
+{
+	return smartt_rel_strack(ssk) ? "strack" : "sack";
+}
+
+/**
+ * smartt_rel_set() - setsockopt(SMARTT_RELIABILITY)
+ * @sk: socket
+ * @optval: "sack" or "strack"
+ * @optlen: its length (with or without the NUL)
+ *
+ * Every peer leaves loss recovery and forgets its probe; a pending
+ * coalesced ACK still goes when its time comes.
+ *
+ * Return: 0, -EINVAL for another name, -EFAULT.
+ */
+int smartt_rel_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	char name[SMARTT_REL_NAME_MAX] = {};
+	struct smartt_peer *p;
+	u8 rel;
+
+	if (!optlen || optlen > sizeof(name))
+		return -EINVAL;
+	if (copy_from_sockptr(name, optval, optlen))
+		return -EFAULT;
+	name[sizeof(name) - 1] = 0;
+	if (!strcmp(name, "sack"))
+		rel = SMARTT_REL_SACK;
+	else if (!strcmp(name, "strack"))
+		rel = SMARTT_REL_STRACK;
+	else
+		return -EINVAL;
+	lock_sock(sk);
+	WRITE_ONCE(ssk->rel, rel);
+	list_for_each_entry(p, &ssk->peers, node) {
+		p->rel.rec_end = 0;
+		p->rel.probe_at = 0;
+		p->rel.probe_sent = 0;
+		smartt_push(sk, p);
+	}
+	release_sock(sk);
+	return 0;
+}
+
+/*
+ * STrack's net_base_rtt: the configured network RTT
+ * (net.smartt.tcp_network_rtt_us), or the smallest RTT measured to the
+ * peer when that is larger (a fabric slower than its description, or a
+ * host RTT that includes the hosts' delays).
+ */
+static u64 smartt_rel_base(const struct sock *sk, const struct smartt_peer *peer)
+{
+	u64 net;
+
+	rcu_read_lock();
+	net = smartt_cc_cfg_get(sk)->tp.k.network_rtt;
+	rcu_read_unlock();
+	return max(net, peer->rel.rtt_min);
+}
+
+/**
+ * smartt_rel_data_flags() - flags of a DATA packet about to be sent
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @psn: the packet (its slot is filled; counted in in_flight, snd_nxt past it)
+ * @rtx: a retransmission
+ *
+ * "strack": SMARTT_F_ACK_REQ on a retransmission, when the window (cwnd
+ * or the PSN window) cannot take another full packet, and on the last
+ * packet of the last message queued: a coalescing receiver then never
+ * sits on the ACK the sender waits for (uet-htsim sets AR the same way).
+ *
+ * Return: SMARTT_F_* bits to add.
+ */
+u16 smartt_rel_data_flags(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx)
+{
+	const struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+
+	if (!smartt_rel_strack(smartt_sk(sk)))
+		return 0;
+	if (rtx || peer->in_flight + peer->mss > peer->cwnd ||
+	    peer->snd_nxt - peer->snd_una >= SMARTT_WIN)
+		return SMARTT_F_ACK_REQ;
+	if (s->seg + 1 >= s->msg->nsegs && list_is_last(&s->msg->node, &peer->tx_msgs))
+		return SMARTT_F_ACK_REQ;
+	return 0;
+}
+
+/**
+ * smartt_rel_data_ack() - acknowledge a DATA packet now or later
+ * @sk: socket (locked)
+ * @peer: its sender
+ * @h: its common header
+ * @dx: its extension
+ * @ce: it carried CE
+ * @plen: its payload bytes
+ * @old_rcv_nxt: rcv_nxt before it was accepted
+ *
+ * "sack", or SMARTT_ACK_BYTES 0: at once.  "strack": at once on the
+ * triggers above (see the file comment), otherwise later: the next ACK
+ * covers it (SACK bitmap and counters are cumulative).
+ */
+void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
+			 const struct smartt_hdr *h, const struct smartt_data_ext *dx,
+			 bool ce, u32 plen, u64 old_rcv_nxt)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u32 lim = READ_ONCE(ssk->ack_bytes);
+	u64 psn = be64_to_cpu(h->psn);
+	struct smartt_rel *r = &peer->rel;
+
+	if (!smartt_rel_strack(ssk) || !lim || ce ||
+	    (ntohs(h->flags) & (SMARTT_F_ACK_REQ | SMARTT_F_RTX)) ||
+	    peer->rcv_bytes == plen ||
+	    (psn == old_rcv_nxt && peer->rcv_nxt > psn + 1) ||
+	    r->ack_pending + plen >= lim) {
+		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, ce);
+		return;
+	}
+	/* lim <= SMARTT_ACK_BYTES_MAX: no overflow */
+	r->ack_pending += plen;
+	r->ack_psn = psn;
+	r->ack_entropy = ntohl(h->entropy);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_COALESCED);
+	if (!r->ack_due) {
+		r->ack_due = ktime_get_ns() + SMARTT_ACK_DELAY_NS;
+		smartt_timer_arm(sk);
+	}
+}
+
+/**
+ * smartt_rel_ack_sent() - an ACK, NACK or PROBE_ACK went to the peer
+ * @peer: the peer
+ *
+ * It carried the whole receive state: nothing is pending any more.
+ */
+void smartt_rel_ack_sent(struct smartt_peer *peer)
+{
+	peer->rel.ack_pending = 0;
+	peer->rel.ack_due = 0;
+}
+
+/*
+ * Enter loss recovery: every packet in [snd_una, @end) in flight, not
+ * acknowledged, sent before @before, is declared lost; recovery lasts
+ * until snd_una reaches @end.  Return: packets declared lost.
+ */
+static u32 smartt_rel_recover(struct sock *sk, struct smartt_peer *peer, u64 end,
+			      u8 why, u64 before)
+{
+	u32 n = 0;
+	u64 p;
+
+	for (p = peer->snd_una; p < end && p < peer->snd_nxt; p++) {
+		struct smartt_txseg *s = &peer->win[p % SMARTT_WIN];
+
+		if (s->state != SMARTT_SEG_INFLIGHT || s->psn != p || s->sent_ns >= before)
+			continue;
+		smartt_trace_loss(sk, peer, p, why);
+		s->state = SMARTT_SEG_LOST;
+		peer->in_flight -= s->len;
+		peer->lost++;
+		n++;
+	}
+	if (n)
+		peer->rel.rec_end = max(peer->rel.rec_end, end);
+	return n;
+}
+
+/**
+ * smartt_rel_on_ack() - the reliability side of an ACK, NACK or PROBE_ACK
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @h: the ACK's common header
+ * @a: its extension
+ * @highest: highest PSN its SACK bitmap names (0: none)
+ * @rtt: host RTT sample from the echoed send time (0: none)
+ * @progress: it acknowledged something new
+ * @now: time, ns
+ *
+ * Called after the ACK freed what it acknowledges and before the caller
+ * refills the window.  "strack": ends a recovery that reached its end,
+ * infers losses from the out-of-order count (more than max(cwnd in
+ * packets, %SMARTT_OOO_MIN), at most half the PSN window, which bounds
+ * what the receiver can count) and from a probe's answer (faster than
+ * %SMARTT_PROBE_FAST_RTTS base RTTs, nothing acknowledged since the probe
+ * left: the packets sent before it are not queued, they are gone), and
+ * re-arms the probe timer.
+ */
+void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
+		       const struct smartt_hdr *h, const struct smartt_ack_ext *a,
+		       u64 highest, u64 rtt, bool progress, u64 now)
+{
+	struct smartt_rel *r = &peer->rel;
+	struct net *net = sock_net(sk);
+	u64 base, thresh, armed;
+	u32 n;
+
+	if (rtt)
+		r->rtt_min = r->rtt_min ? min(r->rtt_min, rtt) : rtt;
+	r->last_ack = now;
+	if (!smartt_rel_strack(smartt_sk(sk)))
+		return;
+	if (r->rec_end && peer->snd_una >= r->rec_end)
+		r->rec_end = 0;
+	base = smartt_rel_base(sk, peer);
+
+	if (h->type == SMARTT_PKT_PROBE_ACK) {
+		smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
+		if (r->probe_sent && !progress && peer->last_progress < r->probe_sent &&
+		    rtt && rtt < SMARTT_PROBE_FAST_RTTS * base) {
+			n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
+					       r->probe_sent);
+			if (n) {
+				smartt_stat_inc(net, SMARTT_STAT_PROBE_RECOVERIES);
+				smartt_stat_add(net, SMARTT_STAT_PROBE_LOSSES, n);
+			}
+		}
+		r->probe_sent = 0;
+	}
+
+	thresh = clamp_t(u64, div64_u64(peer->cwnd, max_t(u32, peer->mss, 1)),
+			 SMARTT_OOO_MIN, SMARTT_WIN / 2);
+	if (!r->rec_end && highest > peer->snd_una && ntohl(a->ooo) > thresh) {
+		n = smartt_rel_recover(sk, peer, highest, SMARTT_LOSS_OOO, U64_MAX);
+		if (n) {
+			smartt_stat_inc(net, SMARTT_STAT_OOO_RECOVERIES);
+			smartt_stat_add(net, SMARTT_STAT_OOO_LOSSES, n);
+		}
+	}
+
+	/* Algorithm 1 line 9: silence is counted from the last ACK. */
+	armed = r->probe_at;
+	r->probe_at = 0;
+	if (peer->snd_una < peer->snd_nxt) {
+		r->probe_at = now + SMARTT_PROBE_RTTS * base;
+		if (!armed)
+			smartt_timer_arm(sk);
+	}
+}
+
+/**
+ * smartt_rel_sent() - the window was refilled
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @now: time, ns
+ *
+ * "strack": arms the probe timer when data is outstanding and it is not
+ * armed yet.
+ */
+void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	struct smartt_rel *r = &peer->rel;
+
+	if (r->probe_at || peer->snd_una == peer->snd_nxt ||
+	    !smartt_rel_strack(smartt_sk(sk)))
+		return;
+	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
+	smartt_timer_arm(sk);
+}
+
+/**
+ * smartt_rel_on_rto() - the RTO declared every packet in flight lost
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * The recovery in progress, if any, is over; the next ACK starts afresh.
+ */
+void smartt_rel_on_rto(struct sock *sk, struct smartt_peer *peer)
+{
+	peer->rel.rec_end = 0;
+	peer->rel.probe_sent = 0;
+}
+
+static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	struct smartt_probe_ext *x;
+	struct smartt_hdr *h;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_PROBE_HLEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_PROBE_HEADROOM);
+	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_PROBE_HLEN, peer->entropy,
+			     peer->snd_una, 0);
+	h->flags = htons(SMARTT_F_ACK_REQ);
+	x = (struct smartt_probe_ext *)(h + 1);
+	x->x.sport = htons(smartt_sk(sk)->port);
+	x->x.dport = htons(peer->port);
+	x->x.epoch = htonl(peer->tx_epoch);
+	x->snd_una = cpu_to_be64(peer->snd_una);
+	x->tx_time = cpu_to_be64(now);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_PROBES);
+	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, peer->entropy, false);
+}
+
+/**
+ * smartt_rel_deadline() - the peer's next reliability deadline
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * Return: the earlier of a pending ACK's and the probe's time (ns), or
+ * U64_MAX.
+ */
+u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer)
+{
+	u64 at = U64_MAX;
+
+	if (peer->rel.ack_due)
+		at = peer->rel.ack_due;
+	if (peer->rel.probe_at)
+		at = min(at, peer->rel.probe_at);
+	return at;
+}
+
+/**
+ * smartt_rel_timer() - the socket timer's reliability work for one peer
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @now: time, ns
+ *
+ * Sends a pending coalesced ACK whose time came (without an echoed send
+ * time: its delay would spoil the sender's RTT), and a probe whose time
+ * came, then re-arms the probe for a retry %SMARTT_PROBE_RTTS base RTTs
+ * later.
+ */
+void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	struct smartt_rel *r = &peer->rel;
+
+	if (r->ack_due && now >= r->ack_due) {
+		struct smartt_hdr dh = {
+			.psn = cpu_to_be64(r->ack_psn),
+			.entropy = htonl(r->ack_entropy),
+		};
+		struct smartt_data_ext dx = {};
+
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_DELAYED);
+		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, &dh, &dx, false);
+	}
+	if (!r->probe_at || now < r->probe_at)
+		return;
+	r->probe_at = 0;
+	if (!smartt_rel_strack(smartt_sk(sk)) || peer->snd_una == peer->snd_nxt ||
+	    list_empty(&peer->tx_msgs))
+		return;
+	smartt_send_probe(sk, peer, now);
+	r->probe_sent = now;
+	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
+}
+
+/**
+ * smartt_rcv_probe() - answer a PROBE
+ * @sk: the socket bound to the destination port (locked)
+ * @skb: the probe (headers validated, &struct smartt_skb_cb filled)
+ *
+ * Like DATA, a probe of a new epoch (re)starts the receive half at its
+ * snd_una and moves rcv_nxt up to it; the answer is a PROBE_ACK with the
+ * whole receive state, sent at once.
+ *
+ * Return: 0 (the packet is consumed).
+ */
+int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb)
+{
+	const struct smartt_hdr *h = (const void *)(skb->data + sizeof(struct udphdr));
+	const struct smartt_probe_ext *px = (const void *)(h + 1);
+	struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
+	u64 una = be64_to_cpu(px->snd_una);
+	u32 epoch = ntohl(px->x.epoch);
+	struct net *net = sock_net(sk);
+	struct smartt_data_ext dx = {};
+	struct smartt_peer *peer;
+
+	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
+	if (IS_ERR(peer)) {
+		smartt_stat_inc(net, SMARTT_STAT_DROP_PEERS);
+		kfree_skb(skb);
+		return 0;
+	}
+	peer->last_active = ktime_get_ns();
+	smartt_timer_arm(sk);
+	if (epoch != peer->rx_epoch)
+		smartt_rx_reset(sk, peer, epoch, una);
+	else if (una > peer->rcv_nxt)
+		smartt_rx_advance(peer, una);
+	dx.tx_time = px->tx_time;
+	smartt_stat_inc(net, SMARTT_STAT_RX_PROBES);
+	smartt_send_ack(sk, peer, SMARTT_PKT_PROBE_ACK, h, &dx, cb->ce);
+	kfree_skb(skb);
+	return 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tracepoints of the smartt transport's loss recovery:
+ * /sys/kernel/tracing/events/smartt_transport/.  smartt_loss: a packet
+ * declared lost, and why; smartt_retransmit: a lost packet sent again.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM smartt_transport
+
+#if !defined(SMARTT_TRANSPORT_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define SMARTT_TRANSPORT_TRACE_H
+
+#include <linux/tracepoint.h>
+
+/**
+ * smartt_loss - a packet was declared lost
+ * @sport: transport port of the socket
+ * @dport: transport port of the peer
+ * @psn: the packet
+ * @why: SMARTT_LOSS_* (nack, sack, ooo, probe, rto)
+ * @snd_una: lowest unacknowledged PSN
+ * @snd_nxt: next PSN
+ * @in_flight: bytes in flight before the packet left them
+ * @cwnd: window, bytes
+ */
+TRACE_EVENT(smartt_loss,
+	    TP_PROTO(u16 sport, u16 dport, u64 psn, u8 why, u64 snd_una,
+		     u64 snd_nxt, u64 in_flight, u64 cwnd),
+	    TP_ARGS(sport, dport, psn, why, snd_una, snd_nxt, in_flight, cwnd),
+	    TP_STRUCT__entry(__field(u64, psn)
+			     __field(u64, snd_una)
+			     __field(u64, snd_nxt)
+			     __field(u64, in_flight)
+			     __field(u64, cwnd)
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u8, why)),
+	    TP_fast_assign(__entry->psn = psn;
+			   __entry->snd_una = snd_una;
+			   __entry->snd_nxt = snd_nxt;
+			   __entry->in_flight = in_flight;
+			   __entry->cwnd = cwnd;
+			   __entry->sport = sport;
+			   __entry->dport = dport;
+			   __entry->why = why;),
+	    TP_printk("sport=%u dport=%u psn=%llu why=%s una=%llu nxt=%llu inflight=%llu cwnd=%llu",
+		      __entry->sport, __entry->dport, __entry->psn,
+		      __print_symbolic(__entry->why, { 0, "nack" }, { 1, "sack" },
+				       { 2, "ooo" }, { 3, "probe" }, { 4, "rto" }),
+		      __entry->snd_una, __entry->snd_nxt, __entry->in_flight,
+		      __entry->cwnd)
+);
+
+/**
+ * smartt_retransmit - a packet declared lost is sent again
+ * @sport: transport port of the socket
+ * @dport: transport port of the peer
+ * @psn: the packet
+ * @lost: packets still waiting for retransmission after this one
+ * @in_flight: bytes in flight, this one included
+ * @cwnd: window, bytes
+ */
+TRACE_EVENT(smartt_retransmit,
+	    TP_PROTO(u16 sport, u16 dport, u64 psn, u32 lost, u64 in_flight,
+		     u64 cwnd),
+	    TP_ARGS(sport, dport, psn, lost, in_flight, cwnd),
+	    TP_STRUCT__entry(__field(u64, psn)
+			     __field(u64, in_flight)
+			     __field(u64, cwnd)
+			     __field(u32, lost)
+			     __field(u16, sport)
+			     __field(u16, dport)),
+	    TP_fast_assign(__entry->psn = psn;
+			   __entry->in_flight = in_flight;
+			   __entry->cwnd = cwnd;
+			   __entry->lost = lost;
+			   __entry->sport = sport;
+			   __entry->dport = dport;),
+	    TP_printk("sport=%u dport=%u psn=%llu lost=%u inflight=%llu cwnd=%llu",
+		      __entry->sport, __entry->dport, __entry->psn, __entry->lost,
+		      __entry->in_flight, __entry->cwnd)
+);
+
+#endif /* SMARTT_TRANSPORT_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH transport
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

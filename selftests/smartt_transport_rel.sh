@@ -1,0 +1,163 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The transport's STrack congestion control and "strack" reliability
+# between two netns hosts on a veth, without trimming: messages byte for
+# byte over a lossy, reordering link (netem); then one DATA packet dropped
+# on purpose (a tc u32 filter on the sender's egress that matches one PSN's
+# first transmission): in the middle of a message it is recovered by the
+# receiver's out-of-order count, at the tail by a probe, never by an RTO;
+# with "sack" reliability the same drop is a SACK fast retransmit.  Checked
+# through /proc/net/smartt_stats, not timing.  The runner checks dmesg.
+source "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd ip tc modprobe
+
+bin=$SMARTT_TOP/build/selftests/smartt_transport_test
+[ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
+modprobe smartt || skip_all "cannot load smartt"
+
+a=smartt-rel-a-$$
+b=smartt-rel-b-$$
+
+setup() {
+	netns_add "$a" && netns_add "$b" || return 1
+	ip link add veth-a netns "$a" type veth peer name veth-b netns "$b" || return 1
+	ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
+	ip -n "$a" addr add 198.18.0.1/24 dev veth-a &&
+	ip -n "$b" addr add 198.18.0.2/24 dev veth-b &&
+	ip -n "$a" link set veth-a up && ip -n "$b" link set veth-b up || return 1
+	# The fabric as TCG sees it: 1 ms network RTT (probe interval 3 ms,
+	# STrack's target delay), 200 Mbit/s (max_cwnd ~27 packets).
+	ip netns exec "$a" sysctl -qw net.smartt.tcp_network_rtt_us=1000 \
+		net.smartt.tcp_link_mbps=200
+}
+setup_ok=true
+setup >/dev/null 2>&1 || setup_ok=false
+check "two netns hosts on a veth, network RTT 1 ms, 200 Mbit/s" $setup_ok
+$setup_ok || ktap_exit
+
+stat() { # stat NETNS NAME
+	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/smartt_stats
+}
+
+# transfer PORT SIZE...: a sends the messages to b with $CC and $REL
+# (both ends); b checks every byte and that each arrives exactly once.
+transfer() {
+	local port=$1 out rc
+	shift
+	out=$(mktemp)
+	ip netns exec "$b" env SMARTT_RELIABILITY="$REL" "$bin" recv 4 "$port" "$@" \
+		>"$out" 2>&1 &
+	local rpid=$!
+	wait_output "$out" listening
+	if ! ip netns exec "$a" env SMARTT_CC="$CC" SMARTT_RELIABILITY="$REL" \
+		"$bin" send 4 198.18.0.2 "$port" "$@"; then
+		kill $rpid
+		wait $rpid
+		cat "$out"
+		rm -f "$out"
+		return 1
+	fi
+	wait $rpid
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	return $rc
+}
+
+CC=strack REL=strack
+check "cc strack, reliability strack: 1 B to 1 MB, byte for byte, exactly once" \
+	transfer 6001 1 1353 65536 300000 1000000
+check "the receiver coalesced ACKs (acks_coalesced > 0)" \
+	test "$(stat "$b" acks_coalesced)" -gt 0
+
+lossy() {
+	local rc
+	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% &&
+	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
+		duplicate 2% reorder 25% 50% || return 1
+	transfer 6002 1 1353 65536 300000
+	rc=$?
+	ip netns exec "$a" tc qdisc del dev veth-a root
+	ip netns exec "$b" tc qdisc del dev veth-b root
+	return $rc
+}
+if modprobe sch_netem 2>/dev/null; then
+	before=$(stat "$a" retransmits)
+	check "cc strack, 3% loss, 2% duplicates, reordering: delivered exactly once" lossy
+	check "losses were repaired (retransmits counted)" \
+		test "$(stat "$a" retransmits)" -gt "$before"
+else
+	ktap_result SKIP "cc strack over a lossy link" "no sch_netem"
+fi
+
+# drop_filter PSN: drop the first transmission (no SMARTT_F_RTX) of the
+# DATA packet PSN leaving a (IPv4 without options: UDP at 20, the smartt
+# header at 28; type at 31, flags' low byte at 33, PSN's low word at 48).
+drop_filter() {
+	ip netns exec "$a" tc qdisc add dev veth-a clsact &&
+	ip netns exec "$a" tc filter add dev veth-a egress protocol ip prio 1 u32 \
+		match ip protocol 17 0xff \
+		match u16 4793 0xffff at 22 \
+		match u8 1 0xff at 31 \
+		match u8 0 0x10 at 33 \
+		match u32 "$1" 0xffffffff at 48 \
+		action drop
+}
+drop_count() {
+	ip netns exec "$a" tc -s filter show dev veth-a egress |
+		sed -n 's/.*Sent [0-9]* bytes \([0-9]*\) pkt.*/\1/p' | head -1
+}
+drop_clear() {
+	ip netns exec "$a" tc qdisc del dev veth-a clsact 2>/dev/null
+}
+
+# one_drop PSN SIZE COUNTER...: drop PSN of one message of SIZE bytes;
+# the message arrives, exactly one packet was dropped, no RTO fired, and
+# every COUNTER of a grew.
+one_drop() {
+	local psn=$1 size=$2 c rc=0 rtos dropped
+	shift 2
+	declare -A was
+	for c in rtos "$@"; do
+		was[$c]=$(stat "$a" "$c")
+	done
+	drop_filter "$psn" || { drop_clear; return 1; }
+	transfer 6003 "$size" || rc=1
+	dropped=$(drop_count)
+	drop_clear
+	echo "dropped ${dropped:-?} packet(s) at PSN $psn"
+	for c in rtos "$@"; do
+		echo "$c: ${was[$c]} -> $(stat "$a" "$c")"
+	done
+	[ "${dropped:-0}" = 1 ] || rc=1
+	rtos=$(stat "$a" rtos)
+	[ "$rtos" = "${was[rtos]}" ] || rc=1
+	for c in "$@"; do
+		[ "$(stat "$a" "$c")" -gt "${was[$c]}" ] || rc=1
+	done
+	return $rc
+}
+
+if modprobe cls_u32 2>/dev/null && modprobe act_gact 2>/dev/null &&
+	modprobe sch_ingress 2>/dev/null; then
+	# 300000 B = 222 packets of 1352 B; PSN 20 leaves 201 behind it, more
+	# than the out-of-order threshold (max(cwnd in packets, 5) <= 128).
+	check "strack: a packet dropped mid-message is found by the out-of-order count, no RTO" \
+		one_drop 20 300000 ooo_recoveries ooo_losses retransmits
+	# 20000 B = 15 packets: PSN 14 is the last; nothing follows it.
+	check "strack: a dropped tail packet is found by a probe, no RTO" \
+		one_drop 14 20000 tx_probes rx_probe_acks probe_recoveries probe_losses
+	check "the receiver answered the probes (rx_probes > 0)" \
+		test "$(stat "$b" rx_probes)" -gt 0
+	CC=none REL=sack
+	check "sack: the same mid-message drop is a SACK fast retransmit, no RTO" \
+		one_drop 20 300000 fast_retransmits retransmits
+else
+	ktap_result SKIP "deterministic drops" "no cls_u32, act_gact or sch_ingress"
+fi
+
+ktap_exit
