@@ -18,6 +18,9 @@ bin=$SMARTT_TOP/build/selftests/smartt_transport_test
 [ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
 modprobe smartt || skip_all "cannot load smartt"
 
+# Diagnostics go to the log even when check captures a command's output.
+exec 3>&1
+
 a=smartt-rel-a-$$
 b=smartt-rel-b-$$
 
@@ -116,28 +119,30 @@ drop_clear() {
 }
 
 # one_drop PSN SIZE COUNTER...: drop PSN of one message of SIZE bytes;
-# the message arrives, exactly one packet was dropped, no RTO fired, and
-# every COUNTER of a grew.
+# the message arrives, exactly one packet was dropped, no RTO fired, every
+# COUNTER of a grew and every -COUNTER stayed the same.
 one_drop() {
-	local psn=$1 size=$2 c rc=0 rtos dropped
+	local psn=$1 size=$2 c n rc=0 dropped
 	shift 2
 	declare -A was
 	for c in rtos "$@"; do
-		was[$c]=$(stat "$a" "$c")
+		n=${c#-}
+		was[$n]=$(stat "$a" "$n")
 	done
 	drop_filter "$psn" || { drop_clear; return 1; }
 	transfer 6003 "$size" || rc=1
 	dropped=$(drop_count)
 	drop_clear
-	echo "dropped ${dropped:-?} packet(s) at PSN $psn"
-	for c in rtos "$@"; do
-		echo "$c: ${was[$c]} -> $(stat "$a" "$c")"
-	done
+	echo "#   dropped ${dropped:-?} packet(s) at PSN $psn" >&3
 	[ "${dropped:-0}" = 1 ] || rc=1
-	rtos=$(stat "$a" rtos)
-	[ "$rtos" = "${was[rtos]}" ] || rc=1
-	for c in "$@"; do
-		[ "$(stat "$a" "$c")" -gt "${was[$c]}" ] || rc=1
+	for c in -rtos "$@"; do
+		n=${c#-}
+		echo "#   $n: ${was[$n]} -> $(stat "$a" "$n")" >&3
+		if [ "$c" = "$n" ]; then
+			[ "$(stat "$a" "$n")" -gt "${was[$n]}" ] || rc=1
+		else
+			[ "$(stat "$a" "$n")" = "${was[$n]}" ] || rc=1
+		fi
 	done
 	return $rc
 }
@@ -147,17 +152,25 @@ if modprobe cls_u32 2>/dev/null && modprobe act_gact 2>/dev/null &&
 	# 300000 B = 222 packets of 1352 B; PSN 20 leaves 201 behind it, more
 	# than the out-of-order threshold (max(cwnd in packets, 5) <= 128).
 	check "strack: a packet dropped mid-message is found by the out-of-order count, no RTO" \
-		one_drop 20 300000 ooo_recoveries ooo_losses retransmits
+		one_drop 20 300000 ooo_recoveries ooo_losses retransmits -fast_retransmits
 	# 20000 B = 15 packets: PSN 14 is the last; nothing follows it.
 	check "strack: a dropped tail packet is found by a probe, no RTO" \
-		one_drop 14 20000 tx_probes rx_probe_acks probe_recoveries probe_losses
+		one_drop 14 20000 tx_probes rx_probe_acks probe_recoveries probe_losses \
+		-ooo_losses
 	check "the receiver answered the probes (rx_probes > 0)" \
 		test "$(stat "$b" rx_probes)" -gt 0
 	CC=none REL=sack
 	check "sack: the same mid-message drop is a SACK fast retransmit, no RTO" \
-		one_drop 20 300000 fast_retransmits retransmits
+		one_drop 20 300000 fast_retransmits retransmits -ooo_losses -tx_probes
 else
 	ktap_result SKIP "deterministic drops" "no cls_u32, act_gact or sch_ingress"
 fi
 
+for c in acks_coalesced acks_delayed rx_probes tx_acks; do
+	echo "# b: $c $(stat "$b" "$c")"
+done
+for c in ooo_recoveries ooo_losses tx_probes rx_probe_acks probe_recoveries \
+	probe_losses rto_losses rtos retransmits fast_retransmits; do
+	echo "# a: $c $(stat "$a" "$c")"
+done
 ktap_exit

@@ -71,9 +71,9 @@ static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
  * Return: 0 or a negative errno (counted tx_fail).
  */
 int smartt_xmit(struct net *net, struct sock *usk, u16 family,
-		       struct dst_cache *cache, const union smartt_addr *saddr,
-		       const union smartt_addr *daddr, struct sk_buff *skb,
-		       u32 entropy, bool ect)
+		struct dst_cache *cache, const union smartt_addr *saddr,
+		const union smartt_addr *daddr, struct sk_buff *skb,
+		u32 entropy, bool ect)
 {
 	struct smartt_net *sn = smartt_net(net);
 	__be16 sport = smartt_entropy_port(entropy);

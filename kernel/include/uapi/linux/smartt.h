@@ -185,7 +185,7 @@ struct smartt_hdr {
 /** SMARTT_ACK_BYTES_DEFAULT - default of %SMARTT_ACK_BYTES (uet-htsim's). */
 #define SMARTT_ACK_BYTES_DEFAULT	16384U
 /** SMARTT_ACK_BYTES_MAX - largest %SMARTT_ACK_BYTES: 1 MiB. */
-#define SMARTT_ACK_BYTES_MAX	(1U << 20)
+#define SMARTT_ACK_BYTES_MAX	(1024U * 1024U)
 
 /* Control messages at level %SOL_SMARTT. */
 /**
