@@ -35,6 +35,22 @@ static void strack_params_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, strack_maxwnd(&p, 12000), 225000ULL);
 }
 
+/* max_cwnd 225000 at Table 1; each timeout takes one 4096-byte packet. */
+static void strack_timeout_test(struct kunit *test)
+{
+	struct strack_params p;
+	struct strack_state s;
+
+	KUNIT_ASSERT_EQ(test, strack_params_init(&p, &strack_defaults), 0);
+	strack_init(&s, &p, 0);
+	KUNIT_ASSERT_EQ(test, s.cwnd, 225000ULL);
+	KUNIT_EXPECT_EQ(test, strack_on_timeout(&s, &p, 4096), 0U);
+	KUNIT_EXPECT_EQ(test, s.cwnd, 220904ULL);
+	s.cwnd = 4096 + 100;
+	KUNIT_EXPECT_EQ(test, strack_on_timeout(&s, &p, 4096), (u32)STRACK_R_CLAMPED);
+	KUNIT_EXPECT_EQ(test, s.cwnd, 4096ULL);
+}
+
 static void strack_property_test(struct kunit *test)
 {
 	int v = 0;
@@ -53,6 +69,7 @@ static void strack_state_size_test(struct kunit *test)
 static struct kunit_case strack_cases[] = {
 	KUNIT_CASE(strack_vectors_test),
 	KUNIT_CASE(strack_params_test),
+	KUNIT_CASE(strack_timeout_test),
 	KUNIT_CASE(strack_property_test),
 	KUNIT_CASE(strack_state_size_test),
 	{}

@@ -56,6 +56,27 @@ TEST(strack_knobs_validate__rejects_nonsense)
 	EXPECT_EQ(SMARTT_EINVAL, strack_knob_find("beta2"));
 }
 
+/* max_cwnd 225000 at Table 1; each timeout takes one 4096-byte packet. */
+TEST(strack_on_timeout__minus_one_packet_floor_mtu)
+{
+	struct strack_params p;
+	struct strack_state s;
+
+	ASSERT_EQ(0, strack_params_init(&p, &strack_defaults));
+	strack_init(&s, &p, 0);
+	ASSERT_EQ(225000ULL, s.cwnd);
+	EXPECT_EQ(0U, strack_on_timeout(&s, &p, 4096));
+	EXPECT_EQ(220904ULL, s.cwnd);
+	s.cwnd = 4096 + 100;		/* less than mtu + bytes left */
+	EXPECT_EQ((u32)STRACK_R_CLAMPED, strack_on_timeout(&s, &p, 4096));
+	EXPECT_EQ(4096ULL, s.cwnd);
+	EXPECT_EQ((u32)STRACK_R_CLAMPED, strack_on_timeout(&s, &p, 4096));
+	EXPECT_EQ(4096ULL, s.cwnd);
+	s.cwnd = 8192;			/* exactly mtu + bytes: no clamp */
+	EXPECT_EQ(0U, strack_on_timeout(&s, &p, 4096));
+	EXPECT_EQ(4096ULL, s.cwnd);
+}
+
 TEST(strack_state__fits_tcp_private_area)
 {
 	EXPECT_LE(sizeof(struct strack_state), (size_t)SMARTT_TCP_STATE_MAX);
