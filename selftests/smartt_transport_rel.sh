@@ -76,6 +76,26 @@ check "cc strack, reliability strack: 1 B to 1 MB, byte for byte, exactly once" 
 check "the receiver coalesced ACKs (acks_coalesced > 0)" \
 	test "$(stat "$b" acks_coalesced)" -gt 0
 
+# ack_ratio: ACKs per DATA packet at b for one 1 MB message, "sack" and
+# "strack" reliability side by side (cc none: the same window for both).
+ack_ratio() {
+	local rel acks data per sack_per=
+	for rel in sack strack; do
+		acks=$(stat "$b" tx_acks)
+		data=$(stat "$b" rx_data)
+		CC=none REL=$rel transfer 6004 1000000 >/dev/null || return 1
+		acks=$(( $(stat "$b" tx_acks) - acks ))
+		data=$(( $(stat "$b" rx_data) - data ))
+		per=$(( acks * 1000 / data ))
+		echo "#   $rel: $acks ACKs for $data DATA packets: $per per 1000" >&3
+		[ -n "$sack_per" ] || sack_per=$per
+	done
+	echo "#   strack/sack ACK ratio: $(( per * 1000 / sack_per )) per 1000" >&3
+	# An ACK every 16384 bytes (12 packets) at most, fewer with ACK_REQ.
+	[ "$per" -lt $(( sack_per / 2 )) ]
+}
+check "strack reliability sends less than half the ACKs of sack (1 MB message)" ack_ratio
+
 lossy() {
 	local rc
 	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \

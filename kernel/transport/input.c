@@ -97,6 +97,7 @@ void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 b
 		smartt_rx_msg_free(sk, peer, m);
 	peer->rx_epoch = epoch;
 	peer->rcv_bytes = 0;
+	smartt_rel_ack_sent(peer);	/* a pending ACK was of the old epoch */
 	bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
 	peer->rcv_nxt = base;
 }
