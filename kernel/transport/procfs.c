@@ -33,7 +33,7 @@ static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk)
 	lock_sock(sk);
 	if (ssk->closing)
 		goto out;
-	cc = ssk->cc < 0 ? "none" : smartt_profile_names[ssk->cc];
+	cc = smartt_cc_name(ssk);
 	list_for_each_entry(p, &ssk->peers, node) {
 		seq_printf(seq, "%u ", ssk->port);
 		if (p->family == AF_INET)
