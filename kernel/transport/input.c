@@ -382,7 +382,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
 	struct smartt_sock *ssk = smartt_sk(sk);
-	u32 nacked_len = 0;
+	u32 nacked_len = 0, rules = 0;
 	struct smartt_peer *peer;
 	bool progress = false, nack;
 	unsigned int i;
@@ -468,11 +468,12 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		frtt = smartt_fabric_rtt(h);
 		ev.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
 		if (nacked_len)
-			smartt_on_nack(&peer->ss, ssk->sp, &ev);
+			rules = smartt_on_nack(&peer->ss, ssk->sp, &ev);
 		else
-			smartt_on_ack(&peer->ss, ssk->sp, &ev);
+			rules = smartt_on_ack(&peer->ss, ssk->sp, &ev);
 		peer->cwnd = peer->ss.cwnd;
 	}
+	smartt_path_on_ack(sk, peer, h, ntohl(a->ack_entropy), rules, now);
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;

@@ -142,6 +142,19 @@ static const struct {
 	SMARTT_STAT(COMPLETIONS, "completions", "completions queued on error queues"),
 	SMARTT_STAT(COMPLETIONS_DROPPED, "completions_dropped",
 		    "completions lost: receive buffer full"),
+	SMARTT_STAT(PATH_GOOD, "path_good", "path feedback GOOD: ACK without ECN"),
+	SMARTT_STAT(PATH_ECN, "path_ecn", "path feedback ECN: ACK or last-hop NACK with ECN"),
+	SMARTT_STAT(PATH_NACK, "path_nack", "path feedback NACK: trimmed before the last hop"),
+	SMARTT_STAT(PATH_LAST_HOP, "path_last_hop_trims",
+		    "NACKs for last-hop trims (path not blamed)"),
+	SMARTT_STAT(PATH_TIMEOUT, "path_timeout",
+		    "path feedback TIMEOUT: packets in flight at an RTO"),
+	SMARTT_STAT(PATH_BAD_ENTROPY, "path_bad_entropy",
+		    "ACK/NACK echoing an entropy the selector cannot have sent"),
+	SMARTT_STAT(PATH_FREEZES, "path_freezes", "REPS freezes (timeouts)"),
+	SMARTT_STAT(PATH_UNFREEZES, "path_unfreezes", "REPS freezes ended"),
+	SMARTT_STAT(PATH_ECN_NOOP, "path_ecn_noop",
+		    "ECN with RTT under target: path changed, window kept"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)
@@ -290,6 +303,7 @@ static int __net_init smartt_net_init(struct net *net)
 {
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
+	int err;
 
 	mutex_init(&sn->udp_lock);
 	spin_lock_init(&sn->bind_lock);
@@ -303,7 +317,12 @@ static int __net_init smartt_net_init(struct net *net)
 		free_percpu(sn->stats);
 		return -ENOMEM;
 	}
-	return 0;
+	err = smartt_path_net_init(net);	/* net.smartt.transport_* */
+	if (err) {
+		remove_proc_entry("smartt_stats", net->proc_net);
+		free_percpu(sn->stats);
+	}
+	return err;
 }
 
 static void __net_exit smartt_net_exit(struct net *net)
@@ -311,6 +330,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
 
+	smartt_path_net_exit(net);
 	remove_proc_entry("smartt_stats", net->proc_net);
 	/* User sockets hold the netns: none can be left, nor their UDP port. */
 	WARN_ON_ONCE(sn->udp_users);
