@@ -28,6 +28,7 @@ help:
 	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
 	@echo "  make bench-algo      instructions per ACK of every algorithm rule"
 	@echo "  make bench-tcp       smartt/strack vs dctcp/cubic/bbr: incast and permutation (KERNEL=)"
+	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap on smartt-fabric (KERNEL=)"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 
@@ -82,6 +83,10 @@ bench-algo:
 bench-tcp:
 	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/cc_bench_tcp.sh $$rel
 
+# The transport's path selectors side by side in a guest (KERNEL=6.1|6.12).
+bench-multipath:
+	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/multipath_bench.sh $$rel
+
 # libFuzzer over smartt-replay's parser and the cores, FUZZ_SECONDS long.
 fuzz:
 	@$(MAKE) -s -C selftests/unit fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
@@ -89,4 +94,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp fuzz clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-multipath fuzz clean

@@ -19,7 +19,8 @@
  *	SMARTT_WINDOW (bytes, cc none), SMARTT_MP_PHASE=FILE: after the first
  *	half of the messages completed, print "phase" and wait until FILE
  *	exists before sending the second half (the shell reads the fabric's
- *	counters in between); SMARTT_MP_TIMEOUT (s, default 120).
+ *	counters in between); SMARTT_MP_TIMEOUT (s, default 120);
+ *	SMARTT_MP_FCTS=FILE: write every message's FCT (us), one a line.
  *
  * A message of n bytes: a 64-bit sender id, a 64-bit index, then byte j =
  * (j * 131 + n * 7) & 0xff.
@@ -464,6 +465,15 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 	qsort(fct, nfct, sizeof(*fct), cmp_u64);
 	for (i = 0; i < nfct; i++)
 		sum += fct[i];
+	e = getenv("SMARTT_MP_FCTS");
+	if (e) {
+		FILE *f = fopen(e, "w");
+
+		for (i = 0; f && i < nfct; i++)
+			fprintf(f, "%llu\n", (unsigned long long)(fct[i] / 1000));
+		if (!f || fclose(f))
+			perror(e);
+	}
 	printf("{\"lb\": \"%s\", \"msgs\": %ld, \"failed\": %ld, \"fct_med_us\": %llu, \"fct_max_us\": %llu, \"fct_sum_us\": %llu, \"retransmits\": %llu, \"rtos\": %llu, \"tx_pkts\": %llu, \"buckets_used\": %d, \"freezes\": %llu, \"unfreezes\": %llu, \"ecn\": %llu, \"nack\": %llu, \"timeout\": %llu, \"ecn_noop\": %llu}\n",
 	       name, nfct, failed,
 	       (unsigned long long)(nfct ? fct[nfct / 2] / 1000 : 0),
