@@ -20,7 +20,8 @@
  *	half of the messages completed, print "phase" and wait until FILE
  *	exists before sending the second half (the shell reads the fabric's
  *	counters in between); SMARTT_MP_TIMEOUT (s, default 120);
- *	SMARTT_MP_FCTS=FILE: write every message's FCT (us), one a line.
+ *	SMARTT_MP_FCTS=FILE: write every message's FCT (us), one a line
+ *	(messages that failed have none; they are counted in "failed").
  *
  * A message of n bytes: a 64-bit sender id, a 64-bit index, then byte j =
  * (j * 131 + n * 7) & 0xff.
@@ -355,6 +356,7 @@ static int wait_completions(int fd, long n, uint64_t *fct, long *nfct, long *fai
 			(*failed)++;
 			fprintf(stderr, "message %llu failed: %s\n",
 				(unsigned long long)c.cookie, strerror(-c.status));
+			continue;
 		}
 		fct[(*nfct)++] = c.fct_ns;
 	}
@@ -437,7 +439,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 			return 1;
 		}
 	}
-	if (wait_completions(fd, total - nfct, fct, &nfct, &failed, timeout_ms))
+	if (wait_completions(fd, total - nfct - failed, fct, &nfct, &failed, timeout_ms))
 		return 1;
 	for (a = 0; a < naddr; a++) {
 		struct smartt_peer_info p;
@@ -474,7 +476,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 		if (!f || fclose(f))
 			perror(e);
 	}
-	printf("{\"lb\": \"%s\", \"msgs\": %ld, \"failed\": %ld, \"fct_med_us\": %llu, \"fct_max_us\": %llu, \"fct_sum_us\": %llu, \"retransmits\": %llu, \"rtos\": %llu, \"tx_pkts\": %llu, \"buckets_used\": %d, \"freezes\": %llu, \"unfreezes\": %llu, \"ecn\": %llu, \"nack\": %llu, \"timeout\": %llu, \"ecn_noop\": %llu}\n",
+	printf("{\"lb\": \"%s\", \"msgs_ok\": %ld, \"failed\": %ld, \"fct_med_us\": %llu, \"fct_max_us\": %llu, \"fct_sum_us\": %llu, \"retransmits\": %llu, \"rtos\": %llu, \"tx_pkts\": %llu, \"buckets_used\": %d, \"freezes\": %llu, \"unfreezes\": %llu, \"ecn\": %llu, \"nack\": %llu, \"timeout\": %llu, \"ecn_noop\": %llu}\n",
 	       name, nfct, failed,
 	       (unsigned long long)(nfct ? fct[nfct / 2] / 1000 : 0),
 	       (unsigned long long)(nfct ? fct[nfct - 1] / 1000 : 0),
@@ -483,7 +485,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 	       used, (unsigned long long)freezes, (unsigned long long)unfreezes,
 	       (unsigned long long)ecn, (unsigned long long)nack, (unsigned long long)tmo,
 	       (unsigned long long)noop);
-	return failed || nfct != total ? 1 : 0;
+	return failed || nfct != total ? 1 : 0;	/* nfct: successful only */
 }
 
 int main(int argc, char **argv)
