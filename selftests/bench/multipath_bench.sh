@@ -40,6 +40,8 @@ if [ "${1:-}" != --guest ]; then
 		exit 1
 	exec "$top"/scripts/vm-run.sh -o "$out" "$rel" -- \
 		env BENCH_OUT="$out/bench-multipath.txt" BENCH_MODDIR="build/$rel" \
+		BENCH_LOGS="$out/logs" BENCH_FABRICS="${BENCH_FABRICS:-}" \
+		BENCH_LBS="${BENCH_LBS:-}" \
 		"$here/multipath_bench.sh" --guest
 fi
 
@@ -80,11 +82,11 @@ ns() { echo "sf-$SMARTT_FABRIC_NAME-h$1"; }
 run() {
 	local fab=$1 pat=$2 lb=$3 i j n port=$((7000 + RANDOM % 20000)) dsts cnt per
 	local spids=() rpids=()
-	rm -f "$tmp"/send.* "$tmp"/recv.* "$tmp"/fct.*
+	rm -f "$tmp"/send.* "$tmp"/recv.* "$tmp"/fct.* "$tmp/hold"
 	"$SF" reset
 	for i in $(seq 0 $((NH - 1))); do
 		if [ "$pat" = permutation ]; then n=$PERM_MSGS; else n=$((A2A_MSGS * (NH - 1))); fi
-		ip netns exec "$(ns "$i")" env SMARTT_MP_TIMEOUT=30 "$bin" recv 4 $port "$n" "$SIZE" \
+		ip netns exec "$(ns "$i")" env SMARTT_MP_TIMEOUT=30 SMARTT_MP_HOLD="$tmp/hold" "$bin" recv 4 $port "$n" "$SIZE" \
 			>"$tmp/recv.$i" 2>&1 &
 		rpids+=($!)
 	done
@@ -105,7 +107,13 @@ run() {
 			"$bin" send 4 $port "$SIZE" "$cnt" $dsts >"$tmp/send.$i" 2>&1 &
 		spids+=($!)
 	done
-	for i in "${spids[@]}" "${rpids[@]}"; do wait "$i"; done
+	for i in "${spids[@]}"; do wait "$i"; done
+	touch "$tmp/hold"
+	for i in "${rpids[@]}"; do wait "$i"; done
+	if [ -n "${BENCH_LOGS:-}" ]; then
+		mkdir -p "$BENCH_LOGS/$fab-$pat-$lb"
+		cp "$tmp"/send.* "$tmp"/recv.* "$BENCH_LOGS/$fab-$pat-$lb/"
+	fi
 	"$SF" status --json >"$tmp/status.json"
 	per=$PERM_MSGS
 	[ "$pat" = permutation ] || per=$((A2A_MSGS * (NH - 1)))
