@@ -31,6 +31,7 @@ help:
 	@echo "  make bench-transport smartt transport vs TCP, same CC and path: goodput, FCT p50/p99 (KERNEL=)"
 	@echo "  make tools           userspace tools into build/userspace/: smartt-perf, smartt-replay"
 	@echo "                       (userspace/smarttctl, userspace/smartt-fabric run in place)"
+	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap on smartt-fabric (KERNEL=)"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 
@@ -91,6 +92,9 @@ bench-transport:
 
 tools:
 	@$(MAKE) -s -C userspace
+# The transport's path selectors side by side in a guest (KERNEL=6.1|6.12).
+bench-multipath:
+	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/multipath_bench.sh $$rel
 
 # libFuzzer over smartt-replay's parser and the cores, FUZZ_SECONDS long.
 fuzz:
@@ -99,4 +103,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport tools fuzz clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport bench-multipath tools fuzz clean

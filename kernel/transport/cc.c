@@ -56,11 +56,14 @@ void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p)
  * average delay that acknowledges nothing, so it never increases the
  * window and decreases it when the average delay is above target (the
  * paper defines no reaction to trims: STrack assumes none happen).
+ *
+ * Return: the SMaRTT core's rules (SMARTT_R_*), 0 for the other controls.
  */
-void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
-		   const struct smartt_cc_sample *cs)
+u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
+		  const struct smartt_cc_sample *cs)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
+	u32 rules = 0;
 
 	switch (ssk->cc_algo) {
 	case SMARTT_CCA_SMARTT: {
@@ -73,9 +76,9 @@ void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 		};
 
 		if (cs->nack)
-			smartt_on_nack(&peer->ss, ssk->sp, &ev);
+			rules = smartt_on_nack(&peer->ss, ssk->sp, &ev);
 		else
-			smartt_on_ack(&peer->ss, ssk->sp, &ev);
+			rules = smartt_on_ack(&peer->ss, ssk->sp, &ev);
 		peer->cwnd = peer->ss.cwnd;
 		break;
 	}
@@ -90,6 +93,7 @@ void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 	default:
 		break;
 	}
+	return rules;
 }
 
 /**

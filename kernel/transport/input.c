@@ -393,8 +393,8 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
 	struct smartt_sock *ssk = smartt_sk(sk);
+	u32 nacked_len = 0, rules = 0;
 	struct smartt_cc_sample cs;
-	u32 nacked_len = 0;
 	struct smartt_peer *peer;
 	bool progress = false, nack;
 	unsigned int i;
@@ -482,8 +482,9 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		cs.in_flight = peer->in_flight;
 		cs.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO);
 		cs.nack = !!nacked_len;
-		smartt_cc_ack(sk, peer, &cs);
+		rules = smartt_cc_ack(sk, peer, &cs);
 	}
+	smartt_path_on_ack(sk, peer, h, ntohl(a->ack_entropy), rules, now);
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;

@@ -27,12 +27,6 @@
 
 #define SMARTT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 
-/* The UDP source port carries the entropy for ECMP: 49152-65535. */
-static __be16 smartt_entropy_port(u32 entropy)
-{
-	return htons(49152 | (entropy & 0x3fff));
-}
-
 static u32 smartt_mss(u32 mtu, u32 iph)
 {
 	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_DATA_HLEN;
@@ -76,7 +70,7 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		u32 entropy, bool ect)
 {
 	struct smartt_net *sn = smartt_net(net);
-	__be16 sport = smartt_entropy_port(entropy);
+	__be16 sport = smartt_path_sport(net, entropy);
 	__be16 dport = htons(smartt_udp_port);
 	unsigned int len = skb->len;
 	int err = 0;
@@ -277,6 +271,7 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	struct smartt_hdr *h;
 	struct sk_buff *skb;
 	u64 off = (u64)s->seg * peer->mss;
+	u32 ev;
 
 	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_DATA_HLEN + s->len, GFP_ATOMIC);
 	if (!skb) {
@@ -285,8 +280,10 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 		return;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
-	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, peer->entropy,
-			     psn, s->len);
+	/* Every transmission, retransmissions too, asks the selector. */
+	ev = smartt_path_next(sk, peer, psn, s->len, rtx);
+	s->entropy = ev;
+	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, ev, psn, s->len);
 	h->flags = htons((rtx ? SMARTT_F_RTX : 0) |
 			 smartt_rel_data_flags(sk, peer, psn, rtx));
 	x = (struct smartt_data_ext *)(h + 1);
@@ -304,7 +301,7 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	if (rtx)
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RETRANSMITS);
 	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, peer->entropy, true);
+		    &peer->addr, skb, ev, true);
 }
 
 static struct smartt_tx_msg *smartt_next_msg(struct smartt_peer *peer)
@@ -399,10 +396,13 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 		return;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
-	h = smartt_build_hdr(skb, type, SMARTT_ACK_HLEN, peer->entropy,
+	/* The ACK goes back on the entropy of the packet it answers. */
+	h = smartt_build_hdr(skb, type, SMARTT_ACK_HLEN, ntohl(dh->entropy),
 			     be64_to_cpu(dh->psn), 0);
 	if (ce)
 		h->flags = htons(SMARTT_F_ECN_ECHO);
+	if (type == SMARTT_PKT_NACK)
+		h->flags |= dh->flags & htons(SMARTT_F_TRIM_LAST_HOP);
 	h->echo_tx_ts_ns = dh->tx_ts_ns;
 	h->echo_rx_ts_ns = dh->rx_ts_ns;
 	a = (struct smartt_ack_ext *)(h + 1);
@@ -424,7 +424,7 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 			SMARTT_STAT_TX_ACKS);
 	smartt_rel_ack_sent(peer);
 	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, peer->entropy, false);
+		    &peer->addr, skb, ntohl(dh->entropy), false);
 }
 
 /**
@@ -510,14 +510,16 @@ void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns)
  * @peer: the peer
  * @now: current time, ns
  *
- * Every segment in flight is declared lost and sent again as the window
- * allows; the RTO doubles up to %SMARTT_RTO_MAX_NS.
+ * Every segment in flight is declared lost (its entropy reported to the
+ * path selector) and sent again as the window allows; the RTO doubles up
+ * to %SMARTT_RTO_MAX_NS.
  */
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	struct smartt_txseg *s;
 	u64 psn;
 
+	smartt_path_on_rto(sk, peer, now);
 	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->state != SMARTT_SEG_INFLIGHT)

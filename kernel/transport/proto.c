@@ -156,6 +156,19 @@ static const struct {
 		    "loss recoveries started by a probe's answer"),
 	SMARTT_STAT(PROBE_LOSSES, "probe_losses", "packets declared lost after a probe"),
 	SMARTT_STAT(RTO_LOSSES, "rto_losses", "packets declared lost by a timeout"),
+	SMARTT_STAT(PATH_GOOD, "path_good", "path feedback GOOD: ACK without ECN"),
+	SMARTT_STAT(PATH_ECN, "path_ecn", "path feedback ECN: ACK or last-hop NACK with ECN"),
+	SMARTT_STAT(PATH_NACK, "path_nack", "path feedback NACK: trimmed before the last hop"),
+	SMARTT_STAT(PATH_LAST_HOP, "path_last_hop_trims",
+		    "NACKs for last-hop trims (path not blamed)"),
+	SMARTT_STAT(PATH_TIMEOUT, "path_timeout",
+		    "path feedback TIMEOUT: packets in flight at an RTO"),
+	SMARTT_STAT(PATH_BAD_ENTROPY, "path_bad_entropy",
+		    "ACK/NACK echoing an entropy the selector cannot have sent"),
+	SMARTT_STAT(PATH_FREEZES, "path_freezes", "REPS freezes (timeouts)"),
+	SMARTT_STAT(PATH_UNFREEZES, "path_unfreezes", "REPS freezes ended"),
+	SMARTT_STAT(PATH_ECN_NOOP, "path_ecn_noop",
+		    "ECN with RTT under target: path changed, window kept"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)
@@ -304,6 +317,7 @@ static int __net_init smartt_net_init(struct net *net)
 {
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
+	int err;
 
 	mutex_init(&sn->udp_lock);
 	spin_lock_init(&sn->bind_lock);
@@ -322,7 +336,13 @@ static int __net_init smartt_net_init(struct net *net)
 		free_percpu(sn->stats);
 		return -ENOMEM;
 	}
-	return 0;
+	err = smartt_path_net_init(net);	/* net.smartt.transport_* */
+	if (err) {
+		smartt_procfs_exit_net(net);
+		remove_proc_entry("smartt_stats", net->proc_net);
+		free_percpu(sn->stats);
+	}
+	return err;
 }
 
 static void __net_exit smartt_net_exit(struct net *net)
@@ -330,6 +350,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
 
+	smartt_path_net_exit(net);
 	smartt_procfs_exit_net(net);
 	remove_proc_entry("smartt_stats", net->proc_net);
 	/* User sockets hold the netns: none can be left, nor their UDP port. */

@@ -357,6 +357,7 @@ static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now
 	struct smartt_probe_ext *x;
 	struct smartt_hdr *h;
 	struct sk_buff *skb;
+	u32 ev;
 
 	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_PROBE_HLEN, GFP_ATOMIC);
 	if (!skb) {
@@ -364,7 +365,9 @@ static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now
 		return;
 	}
 	skb_reserve(skb, SMARTT_PROBE_HEADROOM);
-	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_PROBE_HLEN, peer->entropy,
+	/* a path of the selector's, fed back by the PROBE_ACK like an ACK */
+	ev = smartt_path_next(sk, peer, peer->snd_una, 0, true);
+	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_PROBE_HLEN, ev,
 			     peer->snd_una, 0);
 	h->flags = htons(SMARTT_F_ACK_REQ);
 	x = (struct smartt_probe_ext *)(h + 1);
@@ -375,7 +378,7 @@ static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now
 	x->tx_time = cpu_to_be64(now);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_PROBES);
 	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, peer->entropy, false);
+		    &peer->addr, skb, ev, false);
 }
 
 /**

@@ -226,6 +226,9 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p->win = kcalloc(SMARTT_WIN, sizeof(*p->win), gfp);
 	if (!p->win)
 		goto fail;
+	err = smartt_path_init(sk, p, gfp);
+	if (err)
+		goto fail;
 	err = dst_cache_init(&p->dst_cache, gfp);
 	if (err) {
 		err = -ENOBUFS;
@@ -234,7 +237,6 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p->family = family;
 	p->addr = *a;
 	p->port = port;
-	p->entropy = get_random_u32();
 	p->last_active = ktime_get_ns();
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
@@ -253,6 +255,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	ssk->npeers++;
 	return p;
 fail:
+	smartt_path_free(p);
 	kfree(p->win);
 	kfree(p);
 	return ERR_PTR(err);
@@ -343,6 +346,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	list_for_each_entry_safe(r, rtmp, &peer->rx_msgs, node)
 		smartt_rx_msg_free(sk, peer, r);
 	dst_cache_destroy(&peer->dst_cache);
+	smartt_path_free(peer);
 	list_del(&peer->node);
 	smartt_sk(sk)->npeers--;
 	kfree(peer->win);
@@ -609,6 +613,8 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 		return smartt_cc_set(sk, optval, optlen);
 	if (optname == SMARTT_RELIABILITY)
 		return smartt_rel_set(sk, optval, optlen);
+	if (optname == SMARTT_LB)
+		return smartt_path_set_lb(sk, optval, optlen);
 	if (optlen < sizeof(val))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -693,6 +699,10 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 
 	if (level != SOL_SMARTT)
 		return -ENOPROTOOPT;
+	if (optname == SMARTT_LB)
+		return smartt_path_get_lb(sk, optval, optlen);
+	if (optname == SMARTT_PATH_INFO)
+		return smartt_path_get_info(sk, optval, optlen);
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
@@ -763,6 +773,7 @@ static int smartt_init_sock(struct sock *sk)
 	ssk->cc_algo = SMARTT_CCA_NONE;
 	ssk->rel = SMARTT_REL_AUTO;
 	ssk->ack_bytes = SMARTT_ACK_BYTES_DEFAULT;
+	smartt_path_sock_init(sk);
 	timer_setup(&ssk->timer, smartt_timer_fn, 0);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);

@@ -18,12 +18,14 @@
 #include <linux/mutex.h>
 #include <linux/rbtree.h>
 #include <linux/skbuff.h>
+#include <linux/sockptr.h>
 #include <linux/timer.h>
 #include <net/dst_cache.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "algo/lb.h"
 #include "algo/smartt.h"
 #include "algo/strack.h"
 #include "transport/reliab.h"
@@ -80,6 +82,7 @@ enum smartt_seg_state {
 };
 
 struct smartt_tx_msg;
+struct smartt_path;
 
 /**
  * struct smartt_txseg - one PSN slot of the sender's window
@@ -88,6 +91,7 @@ struct smartt_tx_msg;
  * @seg: segment index in @msg
  * @len: payload bytes
  * @state: &enum smartt_seg_state
+ * @entropy: path entropy of the last (re)transmission
  * @sent_ns: last (re)transmission time
  */
 struct smartt_txseg {
@@ -96,6 +100,7 @@ struct smartt_txseg {
 	u32 seg;
 	u16 len;
 	u8 state;
+	u32 entropy;
 	u64 sent_ns;
 };
 
@@ -155,7 +160,7 @@ struct smartt_rx_msg {
  * @dst_cache: route to the peer
  * @saddr: the source address to use (from the route)
  * @mss: payload bytes per segment
- * @entropy: path entropy of this peer's packets
+ * @path: path selector and per-entropy counters (path.c)
  * @tx_epoch: epoch of our sequence space towards the peer
  * @snd_una: lowest PSN not acknowledged
  * @snd_nxt: next PSN to use
@@ -193,7 +198,7 @@ struct smartt_peer {
 	struct dst_cache dst_cache;
 	union smartt_addr saddr;
 	u32 mss;
-	u32 entropy;
+	struct smartt_path *path;
 	u32 tx_epoch;
 	u64 snd_una;
 	u64 snd_nxt;
@@ -239,6 +244,7 @@ struct smartt_peer {
  * @window: window of cc "none", bytes (0: SMARTT_WINDOW_SEGS segments)
  * @sp: SMaRTT core parameters (cc_algo SMARTT_CCA_SMARTT, else NULL)
  * @tp: STrack core parameters (cc_algo SMARTT_CCA_STRACK, else NULL)
+ * @lb: path selector (SMARTT_LB) and its knobs, for new peers
  * @tx_queued: bytes of messages queued and not yet acknowledged
  * @rx_reserved: sum of the peers' rx_reserved
  * @timer: retransmission / timeout timer
@@ -260,6 +266,7 @@ struct smartt_sock {
 	u32 window;
 	struct smartt_params *sp;
 	struct strack_params *tp;
+	struct smartt_lb_knobs lb;
 	u64 tx_queued;
 	u64 rx_reserved;
 	struct timer_list timer;
@@ -347,6 +354,15 @@ enum smartt_stat {
 	SMARTT_STAT_PROBE_RECOVERIES,
 	SMARTT_STAT_PROBE_LOSSES,
 	SMARTT_STAT_RTO_LOSSES,
+	SMARTT_STAT_PATH_GOOD,
+	SMARTT_STAT_PATH_ECN,
+	SMARTT_STAT_PATH_NACK,
+	SMARTT_STAT_PATH_LAST_HOP,
+	SMARTT_STAT_PATH_TIMEOUT,
+	SMARTT_STAT_PATH_BAD_ENTROPY,
+	SMARTT_STAT_PATH_FREEZES,
+	SMARTT_STAT_PATH_UNFREEZES,
+	SMARTT_STAT_PATH_ECN_NOOP,
 	SMARTT_STAT_COUNT,
 };
 
@@ -368,6 +384,14 @@ struct smartt_stats {
  * @bind_lock: protects writers of @bind
  * @bind: bound sockets by transport port
  * @stats: per-CPU counters, &enum smartt_stat
+ * @cfg_lock: serializes writers of the net.smartt.transport_* sysctls
+ * @lb: net.smartt.transport_lb and transport_lb_knobs: the selector of new
+ *	sockets
+ * @lb_text: net.smartt.transport_lb_knobs as written
+ * @sport: net.smartt.transport_sport_base << 16 | (transport_sport_range
+ *	- 1), read locklessly by every transmission
+ * @table: this netns' net.smartt.transport_* sysctl table
+ * @sysctl: its registration
  */
 struct smartt_net {
 	struct mutex udp_lock;	/* udp_users, udp4, udp6 writers */
@@ -377,6 +401,12 @@ struct smartt_net {
 	spinlock_t bind_lock;	/* writers of bind */
 	struct hlist_head bind[1 << SMARTT_BIND_BITS];
 	struct smartt_stats __percpu *stats;
+	struct mutex cfg_lock;	/* writers of lb, lb_text, sport */
+	struct smartt_lb_knobs lb;
+	char lb_text[128];
+	u32 sport;
+	struct ctl_table *table;
+	struct ctl_table_header *sysctl;
 };
 
 struct smartt_net *smartt_net(const struct net *net);
@@ -467,8 +497,8 @@ struct smartt_cc_sample {
 int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen);
 const char *smartt_cc_name(const struct smartt_sock *ssk);
 void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p);
-void smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
-		   const struct smartt_cc_sample *cs);
+u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
+		  const struct smartt_cc_sample *cs);
 void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now);
 void smartt_cc_release(struct smartt_sock *ssk);
 
@@ -498,5 +528,21 @@ void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn);
 #define SMARTT_LOSS_OOO		2
 #define SMARTT_LOSS_PROBE	3
 #define SMARTT_LOSS_RTO		4
+
+/* path.c */
+int smartt_path_net_init(struct net *net);
+void smartt_path_net_exit(struct net *net);
+void smartt_path_sock_init(struct sock *sk);
+int smartt_path_set_lb(struct sock *sk, sockptr_t optval, unsigned int optlen);
+int smartt_path_get_lb(struct sock *sk, char __user *optval, int __user *optlen);
+int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optlen);
+int smartt_path_init(struct sock *sk, struct smartt_peer *peer, gfp_t gfp);
+void smartt_path_free(struct smartt_peer *peer);
+u32 smartt_path_next(struct sock *sk, struct smartt_peer *peer, u64 psn, u32 len,
+		     bool rtx);
+void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
+			const struct smartt_hdr *h, u32 ev, u32 cc_rules, u64 now);
+void smartt_path_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
+__be16 smartt_path_sport(struct net *net, u32 entropy);
 
 #endif /* SMARTT_TRANSPORT_H */

@@ -138,6 +138,7 @@ static inline void smartt_wire_checks(void)
 		     SMARTT_CTRL_HLEN % 8 || SMARTT_PROBE_HLEN % 8);
 	BUILD_BUG_ON(sizeof(struct smartt_completion) != SMARTT_COMPLETION_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_peer_info) != SMARTT_PEER_INFO_LEN);
+	BUILD_BUG_ON(sizeof(struct smartt_path_info) != SMARTT_PATH_INFO_LEN);
 }
 
 #endif /* SMARTT_TRANSPORT_WIRE_H */

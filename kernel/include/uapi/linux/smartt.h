@@ -169,6 +169,14 @@ struct smartt_hdr {
  * %SMARTT_ACK_BYTES_MAX; default %SMARTT_ACK_BYTES_DEFAULT).
  */
 #define SMARTT_ACK_BYTES	7
+/**
+ * SMARTT_LB - path selector, a string: "reps" (default, from the sysctl
+ * net.smartt.transport_lb), "reps-single", "strack-bitmap", "oblivious" or
+ * "ecmp".  Setting it restarts the selector of every peer of the socket.
+ */
+#define SMARTT_LB		8
+/** SMARTT_PATH_INFO - getsockopt: &struct smartt_path_info of one peer. */
+#define SMARTT_PATH_INFO	9
 
 /** SMARTT_MSG_MAX_DEFAULT - default of %SMARTT_MSG_MAX: 64 MiB. */
 #define SMARTT_MSG_MAX_DEFAULT	(64U << 20)
@@ -186,6 +194,10 @@ struct smartt_hdr {
 #define SMARTT_ACK_BYTES_DEFAULT	16384U
 /** SMARTT_ACK_BYTES_MAX - largest %SMARTT_ACK_BYTES: 1 MiB. */
 #define SMARTT_ACK_BYTES_MAX	(1024U * 1024U)
+/** SMARTT_LB_NAME_MAX - size of a path selector name, with its NUL. */
+#define SMARTT_LB_NAME_MAX	16
+/** SMARTT_PATH_BUCKETS - entries of the per-entropy histograms (entropy % 256). */
+#define SMARTT_PATH_BUCKETS	256
 
 /* Control messages at level %SOL_SMARTT. */
 /**
@@ -261,5 +273,42 @@ struct smartt_peer_info {
 
 /** SMARTT_PEER_INFO_LEN - sizeof(struct smartt_peer_info). */
 #define SMARTT_PEER_INFO_LEN	112
+
+/**
+ * struct smartt_path_info - getsockopt(%SMARTT_PATH_INFO): the path
+ * selector of one peer and what it did.
+ * @addr: in: the peer, as in &struct smartt_peer_info; unchanged on output.
+ * @paths: entropies the selector draws from.
+ * @lb: the selector's name (%SMARTT_LB), NUL-terminated.
+ * @tx_pkts: DATA packets sent, retransmissions included.
+ * @freezes: times REPS froze its cache (a timeout).
+ * @unfreezes: times a REPS freeze ended.
+ * @ecn_noop: ECN echoes with an RTT under the target: the congestion
+ *	control left the window alone and only the path changed.
+ * @tx: DATA packets sent per entropy % %SMARTT_PATH_BUCKETS.
+ * @ecn: ECN feedback per entropy % %SMARTT_PATH_BUCKETS.
+ * @nack: trims not at the last hop (NACK feedback) per entropy bucket.
+ * @timeout: packets in flight at a retransmission timeout, per entropy
+ *	bucket.
+ *
+ * The counters start when the peer's selector does (socket option
+ * %SMARTT_LB restarts them); the per-bucket counters wrap at 2^32.
+ */
+struct smartt_path_info {
+	__u8	addr[28];
+	__u32	paths;
+	char	lb[SMARTT_LB_NAME_MAX];
+	__u64	tx_pkts;
+	__u64	freezes;
+	__u64	unfreezes;
+	__u64	ecn_noop;
+	__u32	tx[SMARTT_PATH_BUCKETS];
+	__u32	ecn[SMARTT_PATH_BUCKETS];
+	__u32	nack[SMARTT_PATH_BUCKETS];
+	__u32	timeout[SMARTT_PATH_BUCKETS];
+};
+
+/** SMARTT_PATH_INFO_LEN - sizeof(struct smartt_path_info). */
+#define SMARTT_PATH_INFO_LEN	4176
 
 #endif /* _UAPI_LINUX_SMARTT_H */
