@@ -35,9 +35,11 @@ DELAY=${CC_FAIR_DELAY:-4ms}	# per link
 BUF=${CC_FAIR_BUFFER:-64k}	# per port, ~1.3 BDP intra-leaf
 BASE=${CC_FAIR_BASE:-configured}	# configured | learned
 # CC_FAIR_SYSCTLS: extra net.smartt.* settings for every host, e.g.
-# "net.smartt.tcp_smartt_profile=nscc".  The default quadruples the smartt
-# profile's fair increase (Documentation/tcp.rst, "Fairness").
-SYSCTLS=${CC_FAIR_SYSCTLS-net.smartt.tcp_smartt_knobs=fi=1}
+# "net.smartt.tcp_smartt_profile=nscc".  The default gives the smartt
+# profile one target queueing delay for every flow (8 ms: between the
+# ports' Kmin and Kmax, 6.4 and 25.6 ms at 16 Mbit/s) and four times the
+# paper's fair increase (Documentation/tcp.rst, "Fairness").
+SYSCTLS=${CC_FAIR_SYSCTLS-net.smartt.tcp_smartt_knobs=trtt_abs=1,target_qdelay=8000000,fi=1}
 case $BASE in configured|learned) ;; *) skip_all "CC_FAIR_BASE must be configured or learned" ;; esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"; fabric_cleanup' EXIT

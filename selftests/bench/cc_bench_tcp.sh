@@ -16,8 +16,9 @@
 # (hi -> h(i+1) mod 9), every flow BYTES bytes, all started together.
 # Algorithms: smartt with each profile, strack, dctcp, cubic, bbr.  Both
 # ends run the algorithm (the receivers' listeners select it).  smartt and
-# strack get the port rate (net.smartt.tcp_link_mbps) and learn the base
-# RTT; BENCH_SYSCTLS adds net.smartt.* settings on every host.
+# strack get the port rate (net.smartt.tcp_link_mbps) and the fabric's base
+# RTT (net.smartt.tcp_base_rtt_us; BENCH_BASE=learned lets them learn it);
+# BENCH_SYSCTLS adds net.smartt.* settings on every host.
 #
 # Columns: max and median flow completion time (from connect to the
 # receiver's close after the last byte), max FCT / ideal where ideal =
@@ -82,10 +83,12 @@ fabric_up() {
 	"$SF" hosts >"$tmp/hosts" || exit 1
 	BASE_RTT_US=$("$SF" status --json |
 		python3 -c 'import json,sys; print(json.load(sys.stdin)["base_rtt_ns"] // 1000)')
+	local base=
+	[ "${BENCH_BASE:-configured}" = configured ] && base=net.smartt.tcp_base_rtt_us=$BASE_RTT_US
 	for i in $(seq 0 $((NH - 1))); do
 		# shellcheck disable=SC2086 # BENCH_SYSCTLS: more name=value words
 		ip netns exec "$(ns "$i")" sysctl -qw net.ipv4.tcp_ecn=1 \
-			net.smartt.tcp_link_mbps="$RATE_MBIT" ${BENCH_SYSCTLS:-} || exit 1
+			net.smartt.tcp_link_mbps="$RATE_MBIT" $base ${BENCH_SYSCTLS:-} || exit 1
 	done
 }
 
@@ -169,7 +172,7 @@ fabric_up
 hdr=$(printf "%-20s %-12s %5s %8s %8s %6s %6s %7s %9s" algo scenario fail \
 	"max_fct" "med_fct" "x_ideal" jain retrans peak_B)
 {
-	echo "# bench-tcp: $(uname -r), smartt-fabric $NH hosts, ports ${RATE_MBIT} Mbit/s, $DELAY per link, buffer $BUFFER, base RTT ${BASE_RTT_US} us, $BYTES B per flow${BENCH_SYSCTLS:+, $BENCH_SYSCTLS}"
+	echo "# bench-tcp: $(uname -r), smartt-fabric $NH hosts, ports ${RATE_MBIT} Mbit/s, $DELAY per link, buffer $BUFFER, base RTT ${BASE_RTT_US} us (${BENCH_BASE:-configured}), $BYTES B per flow${BENCH_SYSCTLS:+, $BENCH_SYSCTLS}"
 	echo "$hdr"
 	for algo in $ALGOS; do
 		run "$algo" "incast4" 1:0 2:0 3:0 4:0
