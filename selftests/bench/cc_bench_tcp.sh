@@ -20,8 +20,8 @@
 # RTT (net.smartt.tcp_base_rtt_us; BENCH_BASE=learned lets them learn it);
 # BENCH_SYSCTLS adds net.smartt.* settings on every host.
 #
-# Columns: max and median flow completion time (from connect to the
-# receiver's close after the last byte), max FCT / ideal where ideal =
+# Columns: max and median flow completion time (from the common start time,
+# handshake included, to the receiver's close after the last byte), max FCT / ideal where ideal =
 # bytes through the most loaded bottleneck / RATE + the fabric's base RTT,
 # Jain's index of the flows' rates (bytes / FCT), retransmitted segments
 # (nstat TcpRetransSegs over all senders), the peak queue of any switch
@@ -127,15 +127,17 @@ run() { # run ALGO SCENARIO PAIRS... ("src:dst")
 		[ "$(ls "$tmp"/srv.* 2>/dev/null | wc -l)" = "$n" ] && break
 		sleep 0.1
 	done
-	local r0 cl=()
+	local r0 cl=() t_start t_run=$SECONDS
 	r0=$(retrans)
 	"$SF" reset >/dev/null
+	# every client waits for the same start time (python starts slowly)
+	t_start=$(date +%s.%N | awk '{ printf "%.3f", $1 + 2 }')
 	n=0
 	for pr in "$@"; do
 		src=${pr%%:*}
 		dst=${pr#*:}
 		ip netns exec "$(ns "$src")" python3 "$TOOL" client "$(ip4 "$dst")" $((6000 + n)) \
-			--cc "$cc" --bytes "$BYTES" --fct >"$tmp/fct.$n" 2>&1 &
+			--cc "$cc" --bytes "$BYTES" --fct --start-at "$t_start" >"$tmp/fct.$n" 2>&1 &
 		cl+=($!)
 		n=$((n + 1))
 	done
@@ -148,6 +150,7 @@ run() { # run ALGO SCENARIO PAIRS... ("src:dst")
 	# most loaded bottleneck: the destination with the most flows
 	local load
 	load=$(printf '%s\n' "$@" | cut -d: -f2 | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
+	echo "# $algo $scen: $((SECONDS - t_run)) s" >&2
 	python3 - "$tmp" "$algo" "$scen" "$BYTES" "$load" "$((RATE_MBIT * 1000000))" "$BASE_RTT_US" "$rtx" "$peak" <<'PY'
 import glob, re, statistics, sys
 d, algo, scen, nbytes, load, rate, brtt, rtx, peak = sys.argv[1:]
