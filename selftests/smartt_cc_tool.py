@@ -10,7 +10,10 @@
       mbps=<rate>", then keep the socket open for --hold seconds (touching
       --ready when the data is sent).  --fct: after the last byte, shut
       down the sending side and wait for the receiver's close; secs is then
-      the flow completion time (also printed as fct=).
+      the flow completion time (also printed as fct=).  --start-at T:
+      wait until T (seconds since the epoch) before connecting and count
+      secs/fct from T, so that flows started by separate processes begin
+      together and their FCTs include the handshake.
 """
 import argparse
 import os
@@ -48,10 +51,17 @@ def client(a):
     if a.cc:
         s.setsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, a.cc.encode())
     s.settimeout(30)
+    late = 0
+    if a.start_at:
+        wait = a.start_at - time.time()
+        if wait < 0:
+            late = -wait
+            print("warning: started %.3f s after --start-at" % late, file=sys.stderr)
+        time.sleep(max(wait, 0))
+    t0 = time.monotonic() - late
     s.connect((a.addr, a.port))
     buf = b"\0" * 65536
     sent = 0
-    t0 = time.monotonic()
     while True:
         if a.secs and time.monotonic() - t0 >= a.secs:
             break
@@ -90,6 +100,7 @@ def main():
             q.add_argument("--secs", type=float, default=0)
             q.add_argument("--hold", type=float, default=0)
             q.add_argument("--fct", action="store_true")
+            q.add_argument("--start-at", type=float, default=0)
     a = p.parse_args()
     try:
         server(a) if a.cmd == "server" else client(a)

@@ -33,6 +33,7 @@ const struct smartt_knob_desc smartt_knob_descs[] = {
 	KNOB(ref_rtt, 1, SMARTT_RTT_MAX_NS, false, "ns"),
 	FRACK(trtt, SMARTT_PPM + SMARTT_PPM / 100),
 	KNOB(target_qdelay, 0, SMARTT_RTT_MAX_NS, false, "ns"),
+	BOOLK(trtt_abs),
 	FRACK(maxwnd, SMARTT_PPM / 100),
 	FRACK(md, 0),
 	KNOB(md_min, 0, SMARTT_PPM, true, "fraction"),
@@ -244,13 +245,15 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	p->base_rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
 	p->net_bdp = smartt_bdp_bytes(k->link_mbps, k->network_rtt);
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
-	p->trtt_fp = smartt_ppm_to_fp(k->trtt);
 	p->qa_scaling_fp = smartt_ppm_to_fp(k->qa_scaling);
 	p->target_qdelay = k->target_qdelay;
 	if (!p->target_qdelay)
 		p->target_qdelay = k->trimming ?
 			(u32)smartt_mul_ppm(k->network_rtt, 750000) :
 			k->network_rtt;
+	/* trtt = base x trtt_fp + trtt_add: a ratio or base + target_qdelay */
+	p->trtt_fp = k->trtt_abs ? 1U << SMARTT_FP_SHIFT : smartt_ppm_to_fp(k->trtt);
+	p->trtt_add = k->trtt_abs ? p->target_qdelay : 0;
 	p->adjust_period = k->adjust_period;
 	p->adjust_bytes = k->adjust_bytes;
 	/* delay_ewma and wtd_alpha are validated in [1, 10^6] */
@@ -461,10 +464,13 @@ static __always_inline u32 smartt_delay(struct smartt_state *s,
 	return d;
 }
 
-/* Target RTT of the 2024/smartt rules: trtt x base RTT, ns (< 2^52). */
+/*
+ * Target RTT of the 2024/smartt rules, ns (< 2^53): trtt x base RTT, or
+ * base RTT + target_qdelay with trtt_abs.
+ */
 static u64 smartt_trtt(const struct smartt_state *s, const struct smartt_params *p)
 {
-	return ((u64)s->base_rtt * p->trtt_fp) >> SMARTT_FP_SHIFT;
+	return (((u64)s->base_rtt * p->trtt_fp) >> SMARTT_FP_SHIFT) + p->trtt_add;
 }
 
 static bool smartt_ignoring(const struct smartt_state *s)

@@ -86,8 +86,12 @@ enum smartt_qa_delay_mode {
  * @ref_bdp: reference BDP for scaling, bytes (100 Gb/s x 12 us = 150000)
  * @ref_rtt: reference RTT for the STrack/NSCC delay scaling, ns (12000)
  * @trtt: target RTT as a fraction of base RTT (2024/smartt; 1.5)
- * @target_qdelay: nscc target queuing delay, ns; 0 = 0.75 x network_rtt
+ * @target_qdelay: nscc target queuing delay (and the 2024/smartt one with
+ *	@trtt_abs), ns; 0 = 0.75 x network_rtt
  *	with trimming, 1.0 x without
+ * @trtt_abs: 2024/smartt: 1 = the target RTT is base RTT + @target_qdelay,
+ *	the same queuing delay for every flow whatever its base RTT (as
+ *	nscc); 0 = @trtt x base RTT (the papers)
  * @maxwnd: window upper bound as a fraction of the path BDP
  * @md: 2024: md constant (2); smartt/nscc: gamma (0.8)
  * @md_min: smartt/nscc: smallest MD factor (0.5)
@@ -138,6 +142,7 @@ struct smartt_knobs {
 	u32 ref_rtt;
 	u32 trtt;
 	u32 target_qdelay;
+	u32 trtt_abs;
 	u32 maxwnd;
 	u32 md;
 	u32 md_min;
@@ -177,7 +182,8 @@ struct smartt_knobs {
  * @adjust_bytes: nscc fulfill byte threshold
  * @net_bdp: network_rtt x link rate, bytes
  * @maxwnd_fp: @k.maxwnd in Q.16 (per-ACK bound without a division)
- * @trtt_fp: @k.trtt in Q.16
+ * @trtt_fp: @k.trtt in Q.16 (1.0 with @k.trtt_abs)
+ * @trtt_add: @target_qdelay with @k.trtt_abs, else 0 (ns)
  * @qa_scaling_fp: @k.qa_scaling in Q.16 (0.8 -> 52428: 8192 B -> 6553 B)
  * @fi_fp: 2024/smartt: fi (Q.16); nscc: fi x MSS x sf_a, bytes (Q.16)
  * @pi_fp: 2024/smartt: pi (Q.16); nscc: alpha, bytes per ns (Q.16)
@@ -200,6 +206,7 @@ struct smartt_params {
 	u64 net_bdp;
 	u64 maxwnd_fp;
 	u64 trtt_fp;
+	u64 trtt_add;
 	u64 qa_scaling_fp;
 	u64 fi_fp;
 	u64 pi_fp;

@@ -184,6 +184,18 @@ static const struct smartt_vec smartt_vectors[] = {
 		A(105000, 24000, 4096, 0, 1, 80000, SMARTT_R_MD_HELD),
 		A(112001, 24000, 4096, 0, 1, 64000, SMARTT_R_MD),
 	} },
+	/*
+	 * trtt_abs: the target is base + target_qdelay = 12000 + 3000, not
+	 * 1.5 x 12000.  ECN at rtt 15000: no-op (avg delay 4000 -> 3875);
+	 * ECN at rtt 16000 (a no-op under the 18000 ratio target): avg
+	 * delay 3890.6, avg rtt 15890.6 > 15000: MD,
+	 * 1 - 0.8 x 890.6/15890.6 = 0.9552 (Q.16 factor: 95519).
+	 */
+	{ "smartt_abs_target", SMARTT_PROFILE_SMARTT,
+	  { { "trtt_abs", 1 }, { "target_qdelay", 3000 } }, 100000, 4000, 0, 2, {
+		A(100000, 15000, 4096, 0, 1, 100000, SMARTT_R_NOOP),
+		A(100001, 16000, 4096, 0, 1, 95519, SMARTT_R_MD),
+	} },
 	/* avg rtt 112000: 1 - 0.8 x 94000/112000 = 0.33 < 0.5 -> halve. */
 	{ "smartt_md_floor", SMARTT_PROFILE_SMARTT, {}, 100000, 100000, 0, 1, {
 		A(100000, 112000, 4096, 0, 1, 50000, SMARTT_R_MD),

@@ -9,21 +9,23 @@
 #   and runs itself inside a QEMU guest (scripts/vm-run.sh).
 # In a guest:    selftests/bench/cc_bench_tcp.sh --guest
 #
-# Fabric: hosts h0..h8 behind one switch (a bridge in its own netns); each
-# switch port towards a host is the bottleneck: htb at RATE, RED with a
-# step ECN mark at ~K packets (DCTCP-style), 0.5 ms of delay on every host
-# uplink (base RTT ~1 ms plus the emulator's).  Scenarios: N:1 incast (N =
-# 4, 8; h1..hN -> h0) and a permutation (hi -> h(i+1) mod 9), every flow
-# BYTES bytes, all started together.  Algorithms: smartt with each profile,
-# strack, dctcp, cubic, bbr.  Both ends run the algorithm (receivers'
-# listeners select it).
+# Fabric: smartt-fabric (the ECN-marking, trimming eBPF switch ports of
+# Documentation/fabric.rst): hosts h0..h8 on one leaf, every port RATE with
+# DELAY per link and a BUFFER-byte buffer (RED/ECN between 20 % and 80 %).
+# Scenarios: N:1 incast (N = 4, 8; h1..hN -> h0) and a permutation
+# (hi -> h(i+1) mod 9), every flow BYTES bytes, all started together.
+# Algorithms: smartt with each profile, strack, dctcp, cubic, bbr.  Both
+# ends run the algorithm (the receivers' listeners select it).  smartt and
+# strack get the port rate (net.smartt.tcp_link_mbps) and the fabric's base
+# RTT (net.smartt.tcp_base_rtt_us; BENCH_BASE=learned lets them learn it);
+# BENCH_SYSCTLS adds net.smartt.* settings on every host.
 #
-# Columns: max and median flow completion time (from connect to the
-# receiver's close after the last byte), max FCT / ideal where ideal =
-# bytes through the most loaded bottleneck / RATE + base RTT, Jain's index
-# of the flows' rates (bytes / FCT), retransmitted segments (nstat
-# TcpRetransSegs over all senders), peak backlog of the bottleneck ports
-# (sampled every 20 ms).
+# Columns: max and median flow completion time (from the common start time,
+# handshake included, to the receiver's close after the last byte), max FCT / ideal where ideal =
+# bytes through the most loaded bottleneck / RATE + the fabric's base RTT,
+# Jain's index of the flows' rates (bytes / FCT), retransmitted segments
+# (nstat TcpRetransSegs over all senders), the peak queue of any switch
+# port (the port programs' own maximum, smartt-fabric status).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
@@ -32,20 +34,23 @@ if [ "${1:-}" != --guest ]; then
 	rel=${1:-6.12.117+deb12-amd64}
 	out=${BENCH_OUT_DIR:-$top/build/bench-tcp}
 	mkdir -p "$out"
-	"$top"/scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >/dev/null &&
+	make -s -C "$top/bpf" >/dev/null &&
+		"$top"/scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >/dev/null &&
 		"$top"/scripts/stage-modules.sh "$rel" "$top/build/$rel" >/dev/null || exit 1
 	exec "$top"/scripts/vm-run.sh -o "$out" "$rel" -- \
 		env BENCH_OUT="$out/bench-tcp.txt" BENCH_MODDIR="build/$rel" \
 		"$here/cc_bench_tcp.sh" --guest
 fi
 
-RATE=${BENCH_RATE:-10mbit}
-RATE_BPS=${BENCH_RATE_BPS:-10000000}
+RATE_MBIT=${BENCH_RATE_MBIT:-16}
+DELAY=${BENCH_DELAY:-1ms}
+BUFFER=${BENCH_BUFFER:-64k}
 BYTES=${BENCH_BYTES:-1000000}
 ALGOS=${BENCH_ALGOS:-smartt:smartt smartt:smartt-2024 smartt:nscc strack dctcp cubic bbr}
 NH=9
 TOOL=$top/selftests/smartt_cc_tool.py
-BASE_RTT_US=1000
+SF=$top/userspace/smartt-fabric
+export SMARTT_FABRIC_NAME=bench
 
 rel=$(uname -r)
 if [ -n "${BENCH_MODDIR:-}" ]; then
@@ -55,76 +60,65 @@ fi
 modprobe smartt || { echo "no smartt.ko"; exit 1; }
 modprobe tcp_dctcp 2>/dev/null
 modprobe tcp_bbr 2>/dev/null
+modprobe sch_fq 2>/dev/null
+[ -x "$top/build/bpf/smartt-fabric-bpf" ] || { echo "build/bpf/smartt-fabric-bpf missing (make -C bpf)"; exit 1; }
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
 	local p
 	for p in "${pids[@]}"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	ip netns del bsw 2>/dev/null
-	for i in $(seq 0 $((NH - 1))); do ip netns del "bh$i" 2>/dev/null; done
+	"$SF" down >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
 
+ns() { awk -v h="h$1" '$1 == h { print $2 }' "$tmp/hosts"; }
+ip4() { awk -v h="h$1" '$1 == h { print $4 }' "$tmp/hosts"; }
+
 fabric_up() {
 	local i
-	ip netns add bsw
-	ip -n bsw link add br0 type bridge
-	ip -n bsw link set br0 up
+	"$SF" up --hosts $NH --rate "${RATE_MBIT}mbit" --delay "$DELAY" \
+		--buffer "$BUFFER" >"$tmp/up" 2>&1 || { cat "$tmp/up"; exit 1; }
+	"$SF" hosts >"$tmp/hosts" || exit 1
+	BASE_RTT_US=$("$SF" status --json |
+		python3 -c 'import json,sys; print(json.load(sys.stdin)["base_rtt_ns"] // 1000)')
+	local base=
+	[ "${BENCH_BASE:-configured}" = configured ] && base=net.smartt.tcp_base_rtt_us=$BASE_RTT_US
 	for i in $(seq 0 $((NH - 1))); do
-		ip netns add "bh$i"
-		ip link add eth0 netns "bh$i" type veth peer name "p$i" netns bsw
-		ip -n "bh$i" addr add "198.18.0.$((i + 1))/24" dev eth0
-		ip -n "bh$i" link set eth0 up
-		ip -n "bh$i" link set lo up
-		ip -n bsw link set "p$i" master br0 up
-		ip netns exec "bh$i" ethtool -K eth0 tso off gso off gro off >/dev/null 2>&1
-		ip netns exec bsw ethtool -K "p$i" tso off gso off gro off >/dev/null 2>&1
-		tc -n "bh$i" qdisc add dev eth0 root netem delay 0.5ms limit 10000
-		tc -n bsw qdisc add dev "p$i" root handle 1: htb default 1 r2q 100
-		tc -n bsw class add dev "p$i" parent 1: classid 1:1 htb rate "$RATE" ceil "$RATE"
-		tc -n bsw qdisc add dev "p$i" parent 1:1 handle 10: red limit 1000000 \
-			min 30000 max 31000 avpkt 1500 burst 21 probability 1.0 \
-			bandwidth "$RATE" ecn
-		ip netns exec "bh$i" sysctl -qw net.smartt.tcp_link_mbps=$((RATE_BPS / 1000000)) \
-			net.smartt.tcp_network_rtt_us=$BASE_RTT_US net.smartt.tcp_start=1
+		# shellcheck disable=SC2086 # BENCH_SYSCTLS: more name=value words
+		ip netns exec "$(ns "$i")" sysctl -qw net.ipv4.tcp_ecn=1 \
+			net.smartt.tcp_link_mbps="$RATE_MBIT" $base ${BENCH_SYSCTLS:-} || exit 1
 	done
 }
 
-peak_sampler() { # peak backlog (bytes) over all switch ports, until killed
-	local max=0 b
-	while :; do
-		for b in $(tc -n bsw -s qdisc show | awk '/backlog/ {sub("b","",$2); print $2}'); do
-			case $b in *K) b=$(( ${b%K} * 1000 ));; *M) b=$(( ${b%M} * 1000000 ));; esac
-			[ "${b%%[!0-9]*}" -gt "$max" ] 2>/dev/null && max=${b%%[!0-9]*}
-		done
-		echo "$max" >"$tmp/peak"
-		sleep 0.02
-	done
+peak_queue() { # the largest max_queue_bytes of any switch port since the reset
+	"$SF" status --json | python3 -c '
+import json, sys
+print(max((p.get("max_queue_bytes", 0) for p in json.load(sys.stdin)["ports"]), default=0))'
 }
 
 retrans() {
 	local i s=0 v
 	for i in $(seq 0 $((NH - 1))); do
-		v=$(ip netns exec "bh$i" nstat -az TcpRetransSegs 2>/dev/null | awk '/TcpRetransSegs/ {print $2}')
+		v=$(ip netns exec "$(ns "$i")" nstat -az TcpRetransSegs 2>/dev/null | awk '/TcpRetransSegs/ {print $2}')
 		s=$((s + ${v:-0}))
 	done
 	echo $s
 }
 
 run() { # run ALGO SCENARIO PAIRS... ("src:dst")
-	local algo=$1 scen=$2 cc=${1%%:*} prof= pr p src dst n=0 port
+	local algo=$1 scen=$2 cc=${1%%:*} prof= pr p src dst n=0 port i
 	shift 2
 	[ "$cc" != "$algo" ] && prof=${algo#*:}
 	for i in $(seq 0 $((NH - 1))); do
-		[ -n "$prof" ] && ip netns exec "bh$i" sysctl -qw net.smartt.tcp_smartt_profile="$prof"
+		[ -n "$prof" ] && ip netns exec "$(ns "$i")" sysctl -qw net.smartt.tcp_smartt_profile="$prof"
 	done
 	rm -f "$tmp"/fct.* "$tmp"/srv.*
 	for pr in "$@"; do
 		dst=${pr#*:}
 		port=$((6000 + n))
-		ip netns exec "bh$dst" python3 "$TOOL" server "198.18.0.$((dst + 1))" $port \
+		ip netns exec "$(ns "$dst")" python3 "$TOOL" server "$(ip4 "$dst")" $port \
 			--cc "$cc" --ready "$tmp/srv.$port" &
 		pids+=($!)
 		n=$((n + 1))
@@ -133,31 +127,31 @@ run() { # run ALGO SCENARIO PAIRS... ("src:dst")
 		[ "$(ls "$tmp"/srv.* 2>/dev/null | wc -l)" = "$n" ] && break
 		sleep 0.1
 	done
-	local r0
+	local r0 cl=() t_start t_run=$SECONDS
 	r0=$(retrans)
-	echo 0 >"$tmp/peak"
-	peak_sampler &
-	local ps=$! cl=()
+	"$SF" reset >/dev/null
+	# every client waits for the same start time (python starts slowly)
+	t_start=$(date +%s.%N | awk '{ printf "%.3f", $1 + 2 }')
 	n=0
 	for pr in "$@"; do
 		src=${pr%%:*}
 		dst=${pr#*:}
-		ip netns exec "bh$src" python3 "$TOOL" client "198.18.0.$((dst + 1))" $((6000 + n)) \
-			--cc "$cc" --bytes "$BYTES" --fct >"$tmp/fct.$n" 2>&1 &
+		ip netns exec "$(ns "$src")" python3 "$TOOL" client "$(ip4 "$dst")" $((6000 + n)) \
+			--cc "$cc" --bytes "$BYTES" --fct --start-at "$t_start" >"$tmp/fct.$n" 2>&1 &
 		cl+=($!)
 		n=$((n + 1))
 	done
 	wait "${cl[@]}"
-	kill $ps 2>/dev/null
-	wait $ps 2>/dev/null
-	local rtx=$(( $(retrans) - r0 ))
+	local rtx=$(( $(retrans) - r0 )) peak
+	peak=$(peak_queue)
 	for p in "${pids[@]}"; do pkill -P "$p" 2>/dev/null; kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
 	pids=()
 	# most loaded bottleneck: the destination with the most flows
 	local load
 	load=$(printf '%s\n' "$@" | cut -d: -f2 | sort | uniq -c | sort -rn | awk 'NR==1 {print $1}')
-	python3 - "$tmp" "$algo" "$scen" "$BYTES" "$load" "$RATE_BPS" "$BASE_RTT_US" "$rtx" "$(cat "$tmp/peak")" <<'PY'
+	echo "# $algo $scen: $((SECONDS - t_run)) s" >&2
+	python3 - "$tmp" "$algo" "$scen" "$BYTES" "$load" "$((RATE_MBIT * 1000000))" "$BASE_RTT_US" "$rtx" "$peak" <<'PY'
 import glob, re, statistics, sys
 d, algo, scen, nbytes, load, rate, brtt, rtx, peak = sys.argv[1:]
 f = []
@@ -181,7 +175,7 @@ fabric_up
 hdr=$(printf "%-20s %-12s %5s %8s %8s %6s %6s %7s %9s" algo scenario fail \
 	"max_fct" "med_fct" "x_ideal" jain retrans peak_B)
 {
-	echo "# bench-tcp: $(uname -r), $NH hosts, ports $RATE with RED ECN step at ~20 pkt, base RTT ~${BASE_RTT_US} us + emulation, $BYTES B per flow"
+	echo "# bench-tcp: $(uname -r), smartt-fabric $NH hosts, ports ${RATE_MBIT} Mbit/s, $DELAY per link, buffer $BUFFER, base RTT ${BASE_RTT_US} us (${BENCH_BASE:-configured}), $BYTES B per flow${BENCH_SYSCTLS:+, $BENCH_SYSCTLS}"
 	echo "$hdr"
 	for algo in $ALGOS; do
 		run "$algo" "incast4" 1:0 2:0 3:0 4:0
