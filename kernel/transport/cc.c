@@ -14,6 +14,16 @@
 #include "cc/cc_glue.h"
 #include "smartt.h"
 #include "transport/transport.h"
+#include "transport/trace.h"
+
+/* Tracepoint smartt_transport_cc for one event of a core. */
+static void smartt_cc_trace(struct sock *sk, struct smartt_peer *peer, u8 ev,
+			    u32 rules, u64 before, u32 rtt, u32 bytes, bool ecn)
+{
+	trace_smartt_transport_cc(smartt_sk(sk)->port, peer->port,
+				  smartt_sk(sk)->cc_algo == SMARTT_CCA_STRACK, ev,
+				  rules, before, peer->cwnd, rtt, bytes, ecn);
+}
 
 static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smartt_peer *p)
 {
@@ -63,6 +73,7 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 		  const struct smartt_cc_sample *cs)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
+	u64 before = peer->cwnd;
 	u32 rules = 0;
 
 	switch (ssk->cc_algo) {
@@ -91,8 +102,9 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 		peer->cwnd = peer->st.cwnd;
 		break;
 	default:
-		break;
+		return 0;
 	}
+	smartt_cc_trace(sk, peer, cs->nack, rules, before, cs->rtt, cs->bytes, cs->ecn);
 	return rules;
 }
 
@@ -105,6 +117,8 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
+	u64 before = peer->cwnd;
+	u32 rules = 0;
 
 	switch (ssk->cc_algo) {
 	case SMARTT_CCA_SMARTT: {
@@ -114,7 +128,7 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 			.in_flight = peer->in_flight,
 		};
 
-		smartt_on_timeout(&peer->ss, ssk->sp, &ev);
+		rules = smartt_on_timeout(&peer->ss, ssk->sp, &ev);
 		peer->cwnd = peer->ss.cwnd;
 		break;
 	}
@@ -123,8 +137,9 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 		peer->cwnd = peer->st.cwnd;
 		break;
 	default:
-		break;
+		return;
 	}
+	smartt_cc_trace(sk, peer, 2, rules, before, 0, peer->mss, false);
 }
 
 /**

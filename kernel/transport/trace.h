@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tracepoints of the smartt transport's loss recovery:
- * /sys/kernel/tracing/events/smartt_transport/.  smartt_loss: a packet
- * declared lost, and why; smartt_retransmit: a lost packet sent again.
+ * Tracepoints of the smartt transport's loss recovery and congestion
+ * control: /sys/kernel/tracing/events/smartt_transport/.  smartt_loss: a
+ * packet declared lost, and why; smartt_retransmit: a lost packet sent
+ * again; smartt_transport_cc: a congestion-control decision.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM smartt_transport
@@ -79,6 +80,53 @@ TRACE_EVENT(smartt_retransmit,
 	    TP_printk("sport=%u dport=%u psn=%llu lost=%u inflight=%llu cwnd=%llu",
 		      __entry->sport, __entry->dport, __entry->psn, __entry->lost,
 		      __entry->in_flight, __entry->cwnd)
+);
+
+/**
+ * smartt_transport_cc - a congestion-control core handled an event
+ * @sport: transport port of the socket
+ * @dport: transport port of the peer
+ * @algo: 0 SMaRTT core, 1 STrack core
+ * @ev: 0 ACK, 1 NACK (trim), 2 RTO
+ * @rules: the SMaRTT core's SMARTT_R_* rules (0 for STrack)
+ * @cwnd_before: window before, bytes
+ * @cwnd_after: window after, bytes
+ * @rtt: RTT sample given to the core, ns (0: none)
+ * @bytes: bytes acknowledged (ACK) or trimmed (NACK)
+ * @ecn: the ACK echoed CE
+ */
+TRACE_EVENT(smartt_transport_cc,
+	    TP_PROTO(u16 sport, u16 dport, u8 algo, u8 ev, u32 rules,
+		     u64 cwnd_before, u64 cwnd_after, u32 rtt, u32 bytes, bool ecn),
+	    TP_ARGS(sport, dport, algo, ev, rules, cwnd_before, cwnd_after, rtt,
+		    bytes, ecn),
+	    TP_STRUCT__entry(__field(u64, cwnd_before)
+			     __field(u64, cwnd_after)
+			     __field(u32, rules)
+			     __field(u32, rtt)
+			     __field(u32, bytes)
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u8, algo)
+			     __field(u8, ev)
+			     __field(u8, ecn)),
+	    TP_fast_assign(__entry->cwnd_before = cwnd_before;
+			   __entry->cwnd_after = cwnd_after;
+			   __entry->rules = rules;
+			   __entry->rtt = rtt;
+			   __entry->bytes = bytes;
+			   __entry->sport = sport;
+			   __entry->dport = dport;
+			   __entry->algo = algo;
+			   __entry->ev = ev;
+			   __entry->ecn = ecn;),
+	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u bytes=%u ecn=%u",
+		      __entry->algo ? "strack" : "smartt",
+		      __print_symbolic(__entry->ev, { 0, "ack" }, { 1, "nack" },
+				       { 2, "rto" }),
+		      __entry->sport, __entry->dport, __entry->rules,
+		      __entry->cwnd_before, __entry->cwnd_after, __entry->rtt,
+		      __entry->bytes, __entry->ecn)
 );
 
 #endif /* SMARTT_TRANSPORT_TRACE_H */
