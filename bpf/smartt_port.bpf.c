@@ -85,6 +85,7 @@ struct pkt {
 	__u8 is_smartt;
 	__u8 type;		/* smartt type */
 	__u16 sflags;		/* smartt flags, host order */
+	__u16 hdr_len;		/* smartt headers (hdr_words x 8), bytes */
 	__u8 ecn;		/* IP ECN field */
 	__u8 ttl;
 };
@@ -159,6 +160,7 @@ static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
 	p->is_smartt = 1;
 	p->type = sh.type;
 	p->sflags = bpf_ntohs(sh.flags);
+	p->hdr_len = sh.hdr_words * 8;
 	return 0;
 }
 
@@ -251,13 +253,20 @@ static __always_inline int mark_ce(struct __sk_buff *skb, const struct pkt *p)
 }
 
 /*
- * Cut a smartt DATA packet to its headers (or cfg->trim_bytes), flag it,
+ * Cut a smartt DATA packet to its headers (hdr_words, or cfg->trim_bytes), flag it,
  * give it the trim DSCP and fix every length and checksum.
  */
 static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 				       const struct sf_port_cfg *cfg)
 {
-	__u32 hdr_end = p->hdr_off + SMARTT_HDR_LEN;
+	/*
+	 * Keep every smartt header (the common one and the DATA extension with
+	 * the transport ports the receiver needs for its NACK); a header length
+	 * out of range keeps the common header only.
+	 */
+	__u32 hdr_len = p->hdr_len >= SMARTT_HDR_LEN &&
+			p->hdr_len <= SF_TRIM_L4_MAX - 8 ? p->hdr_len : SMARTT_HDR_LEN;
+	__u32 hdr_end = p->hdr_off + hdr_len;
 	__u32 new_len = cfg->trim_bytes ? cfg->trim_bytes : hdr_end;
 	struct sf_scratch *scr;
 	__u32 zero_key = 0;

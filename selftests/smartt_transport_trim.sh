@@ -74,6 +74,9 @@ incast() {
 	echo "fabric trimmed $((tr1 - tr0)); h0 rx_trimmed $(( $(stat h0 rx_trimmed) - nk0 ))," \
 		"tx_nacks $(( $(stat h0 tx_nacks) - n0 )); h1+h2 rx_nacks" \
 		"$(( $(stat h1 rx_nacks) + $(stat h2 rx_nacks) - rn0 ))"
+	echo "h0 counters:" $("$ctl" -n "$(host_field h0 ns)" stats --json |
+		python3 -c 'import json, sys
+print(" ".join("%s=%s" % kv for kv in json.load(sys.stdin)["counters"].items() if kv[1]))')
 	[ $rc = 0 ] || return 1
 	for i in 1 2; do
 		[ "$(jfield "$tmp/$label.$i" messages)" = "$MSGS" ] &&
