@@ -78,6 +78,9 @@ transfer() {
 }
 tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
 tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
+# The largest message SMARTT_MSG_MAX allows by default (64 MiB).
+sizes=67108864 tcheck "IPv4: one message of SMARTT_MSG_MAX_DEFAULT (64 MiB), byte for byte" \
+	transfer 4 198.18.0.2 5012
 
 # lossy PORT CC: messages over a lossy, reordering, duplicating link
 # (netem on both veth ends), IPv4; skipped without sch_netem.  With cc

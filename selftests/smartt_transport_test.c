@@ -739,6 +739,9 @@ static int tool_recv(int fam, int port, int nsz, char **sz)
 		perror("recv: socket");
 		return 1;
 	}
+	/* a message is admitted only if it fits the receive buffer */
+	if (max > (size_t)rcvbuf)
+		rcvbuf = max + (1 << 20);
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (env_opts(fd))
