@@ -81,6 +81,20 @@ netns_cleanup() {
 }
 trap netns_cleanup EXIT
 
+# veth_pair A B: namespaces A and B joined by veth-a (in A) and veth-b (in
+# B), 198.18.0.1/24 and 2001:2::1/64 on veth-a, .2 and ::2 on veth-b, every
+# link up; removed on exit with the other namespaces.
+veth_pair() {
+	netns_add "$1" && netns_add "$2" || return 1
+	ip link add veth-a netns "$1" type veth peer name veth-b netns "$2" || return 1
+	ip -n "$1" link set lo up && ip -n "$2" link set lo up &&
+	ip -n "$1" addr add 198.18.0.1/24 dev veth-a &&
+	ip -n "$2" addr add 198.18.0.2/24 dev veth-b &&
+	ip -n "$1" addr add 2001:2::1/64 dev veth-a nodad &&
+	ip -n "$2" addr add 2001:2::2/64 dev veth-b nodad &&
+	ip -n "$1" link set veth-a up && ip -n "$2" link set veth-b up
+}
+
 # wait_output FILE PATTERN: wait up to 10 s for a line matching PATTERN in
 # FILE (a background program's output); fails if it never comes.
 wait_output() {

@@ -33,14 +33,7 @@ on_exit() {
 trap on_exit EXIT
 
 setup() {
-	netns_add "$a" && netns_add "$b" || return 1
-	ip link add veth-a netns "$a" type veth peer name veth-b netns "$b" || return 1
-	ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
-	ip -n "$a" addr add 198.18.0.1/24 dev veth-a &&
-	ip -n "$b" addr add 198.18.0.2/24 dev veth-b &&
-	ip -n "$a" addr add 2001:2::1/64 dev veth-a nodad &&
-	ip -n "$b" addr add 2001:2::2/64 dev veth-b nodad &&
-	ip -n "$a" link set veth-a up && ip -n "$b" link set veth-b up
+	veth_pair "$a" "$b"
 }
 setup_ok=true
 setup >/dev/null 2>&1 || setup_ok=false

@@ -25,12 +25,7 @@ a=smartt-rel-a-$$
 b=smartt-rel-b-$$
 
 setup() {
-	netns_add "$a" && netns_add "$b" || return 1
-	ip link add veth-a netns "$a" type veth peer name veth-b netns "$b" || return 1
-	ip -n "$a" link set lo up && ip -n "$b" link set lo up &&
-	ip -n "$a" addr add 198.18.0.1/24 dev veth-a &&
-	ip -n "$b" addr add 198.18.0.2/24 dev veth-b &&
-	ip -n "$a" link set veth-a up && ip -n "$b" link set veth-b up || return 1
+	veth_pair "$a" "$b" || return 1
 	# The fabric as TCG sees it: 1 ms network RTT (probe interval 3 ms,
 	# STrack's target delay), 200 Mbit/s (max_cwnd ~27 packets).
 	ip netns exec "$a" sysctl -qw net.smartt.tcp_network_rtt_us=1000 \
