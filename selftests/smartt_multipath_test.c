@@ -46,96 +46,13 @@
 #include <linux/smartt.h>
 
 #include "kselftest_harness.h"
-
-#ifndef SOL_SMARTT
-#define SOL_SMARTT IPPROTO_SMARTT
-#endif
+#include "smartt_test_util.h"
 
 _Static_assert(sizeof(struct smartt_path_info) == SMARTT_PATH_INFO_LEN, "path info");
 
 #define HDR		16
 #define MAX_SENDERS	64
 #define MAX_PEERS	64
-
-static unsigned char pattern(size_t n, size_t j)
-{
-	return (j * 131 + n * 7) & 0xff;
-}
-
-static socklen_t mkaddr(int fam, const char *ip, int port, struct sockaddr_storage *ss)
-{
-	memset(ss, 0, sizeof(*ss));
-	if (fam == AF_INET) {
-		struct sockaddr_in *sin = (struct sockaddr_in *)ss;
-
-		sin->sin_family = AF_INET;
-		sin->sin_port = htons(port);
-		if (ip && inet_pton(AF_INET, ip, &sin->sin_addr) != 1)
-			return 0;
-		return sizeof(*sin);
-	}
-	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
-
-	sin6->sin6_family = AF_INET6;
-	sin6->sin6_port = htons(port);
-	if (ip && inet_pton(AF_INET6, ip, &sin6->sin6_addr) != 1)
-		return 0;
-	return sizeof(*sin6);
-}
-
-static int smartt_socket(int fam, int port)
-{
-	struct sockaddr_storage ss;
-	socklen_t len;
-	int fd;
-
-	fd = socket(fam, SOCK_DGRAM, IPPROTO_SMARTT);
-	if (fd < 0 || port < 0)
-		return fd;
-	len = mkaddr(fam, NULL, port, &ss);
-	if (bind(fd, (struct sockaddr *)&ss, len)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-static int send_cookie(int fd, const void *buf, size_t n, const struct sockaddr_storage *to,
-		       socklen_t tolen, uint64_t cookie)
-{
-	char cbuf[CMSG_SPACE(sizeof(uint64_t))] = {};
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = n };
-	struct msghdr msg = {
-		.msg_name = (void *)to, .msg_namelen = tolen,
-		.msg_iov = &iov, .msg_iovlen = 1,
-		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
-	};
-	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-
-	c->cmsg_level = SOL_SMARTT;
-	c->cmsg_type = SMARTT_CMSG_COOKIE;
-	c->cmsg_len = CMSG_LEN(sizeof(cookie));
-	memcpy(CMSG_DATA(c), &cookie, sizeof(cookie));
-	return sendmsg(fd, &msg, 0);
-}
-
-static int get_completion(int fd, struct smartt_completion *out, int ms)
-{
-	char cbuf[CMSG_SPACE(sizeof(*out))];
-	struct msghdr msg = { .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
-	struct pollfd p = { .fd = fd, .events = 0 };
-	struct cmsghdr *c;
-
-	if (poll(&p, 1, ms) != 1 || !(p.revents & POLLERR))
-		return -1;
-	if (recvmsg(fd, &msg, MSG_ERRQUEUE) < 0)
-		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_level != SOL_SMARTT || c->cmsg_type != SMARTT_CMSG_COMPLETION)
-		return -1;
-	memcpy(out, CMSG_DATA(c), sizeof(*out));
-	return 0;
-}
 
 static int get_path_info(int fd, const struct sockaddr_storage *to, socklen_t tolen,
 			 struct smartt_path_info *pi)
@@ -145,21 +62,6 @@ static int get_path_info(int fd, const struct sockaddr_storage *to, socklen_t to
 	memset(pi, 0, sizeof(*pi));
 	memcpy(pi->addr, to, tolen);
 	return getsockopt(fd, SOL_SMARTT, SMARTT_PATH_INFO, pi, &len);
-}
-
-static long long stat_of(const char *name)
-{
-	char line[256], n[64];
-	long long v = -1, x;
-	FILE *f = fopen("/proc/net/smartt_stats", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", n, &x) == 2 && !strcmp(n, name))
-			v = x;
-	fclose(f);
-	return v;
 }
 
 /* ---- harness tests ---- */
@@ -267,7 +169,7 @@ TEST_F(lb, path_info)
 					strlen(lbs[k])));
 		for (i = 0; i < 4; i++) {
 			ASSERT_EQ((ssize_t)sizeof(buf),
-				  send_cookie(self->fd, buf, sizeof(buf), &self_addr, alen, i));
+				  send_cookie(self->fd, buf, sizeof(buf), &self_addr, alen, i, 0));
 			ASSERT_EQ(0, get_completion(self->fd, &c, 10000));
 			ASSERT_EQ(0, c.status);
 			ASSERT_EQ((ssize_t)sizeof(buf), recv(self->fd, buf, sizeof(buf), 0));
@@ -462,7 +364,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 		memcpy(buf + 8, &idx, 8);
 		for (j = HDR; j < size; j++)
 			buf[j] = pattern(size, j);
-		if (send_cookie(fd, buf, size, &to[i % naddr], tolen[i % naddr], i) !=
+		if (send_cookie(fd, buf, size, &to[i % naddr], tolen[i % naddr], i, 0) !=
 		    (ssize_t)size) {
 			perror("sendmsg");
 			return 1;
