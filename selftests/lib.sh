@@ -95,6 +95,14 @@ veth_pair() {
 	ip -n "$1" link set veth-a up && ip -n "$2" link set veth-b up
 }
 
+# jfield FILE KEY: a top-level field of the last JSON line of FILE (the
+# report of smartt-perf --json and similar tools).
+jfield() {
+	python3 -c 'import json, sys
+d = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
+print(d[sys.argv[2]])' "$1" "$2"
+}
+
 # wait_output FILE PATTERN: wait up to 10 s for a line matching PATTERN in
 # FILE (a background program's output); fails if it never comes.
 wait_output() {

@@ -40,13 +40,6 @@ setup >/dev/null 2>&1 || setup_ok=false
 check "two netns hosts on a veth" $setup_ok
 $setup_ok || ktap_exit
 
-# jfield FILE KEY: a top-level field of the (last) JSON line of FILE.
-jfield() {
-	python3 -c 'import json,sys
-d = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
-print(d[sys.argv[2]])' "$1" "$2"
-}
-
 # server_start NAME ARGS...: a smartt-perf server in b, output in $tmp/NAME.
 server_start() {
 	local name=$1

@@ -38,12 +38,6 @@ fabric_trimmed() {
 print(sum(p["trimmed"] for p in json.load(sys.stdin)["ports"]))'
 }
 
-jfield() {
-	python3 -c 'import json, sys
-d = json.loads([l for l in open(sys.argv[1]) if l.startswith("{")][-1])
-print(d[sys.argv[2]])' "$1" "$2"
-}
-
 # incast LABEL FAMILY-FLAG ADDR-FIELD PORT CC: h1 and h2 stream MSGS
 # messages of SIZE bytes each to h0, started together.
 incast() {
