@@ -75,7 +75,8 @@ TRACE_EVENT(smartt_path_feedback,
 				       { 4, "ecmp" }),
 		      __entry->entropy,
 		      __print_symbolic(__entry->fb, { 0, "good" }, { 1, "ecn" },
-				       { 2, "nack" }, { 3, "timeout" }),
+				       { 2, "nack" }, { 3, "timeout" },
+				       { 4, "lost" }),
 		      __entry->frozen ? " frozen" : "")
 );
 

@@ -3,18 +3,20 @@
 #
 # The transport's path selection on smartt-fabric, 2 hosts on 2 leaves
 # joined by 4 spines, messages from h0 to h1 (data goes up l0:s0..s3):
-#  (a) spraying: reps, oblivious and strack-bitmap put data on every spine,
-#      ecmp on exactly one (IPv6 flow label and IPv4 UDP source port);
-#  (b) one uplink slowed to 1/10: in the second half of a run reps puts
-#      less than 3/4 of oblivious's share on it.  strack-bitmap's share is
-#      printed, not checked: its one-bit marks are cleared by the first
-#      skip, and with a 32 KiB window it sprays over 16 entropies; it
-#      ranged from 0.12 to 0.25 against oblivious's 0.18-0.29;
-#  (c) one uplink blackholed: every message completes exactly once; in
-#      the second half of a run reps sends less than half of oblivious's
-#      share into it.  strack-bitmap's share is printed, not checked: a
-#      blackhole gives no ECN or NACK, only timeouts mark a path and the
-#      first skip clears the mark (0.05-0.19 against oblivious's 0.22-0.28).
+#  (a) spraying: reps, oblivious, strack-bitmap and reps-single (IPv6) put
+#      data on every spine, ecmp on exactly one (IPv6 flow label and IPv4
+#      UDP source port);
+#  (b) one uplink slowed to 1/10: in the second half of a run reps and
+#      strack-bitmap put less than 3/4 of oblivious's share on it
+#      (reps-single's share is printed);
+#  (c) one uplink blackholed: every message completes exactly once; by
+#      the second half the selector had loss feedback (SACK/RTO), and
+#      from then on reps and strack-bitmap send less than half of
+#      oblivious's share into the dead link (reps-single's is printed);
+#  (d) one uplink at half rate marking ECN from its first queued byte
+#      (so marks come with little queueing delay): with cc smartt, reps
+#      completes and ECN echoes under the target RTT changed the path,
+#      not the window (path_ecn_noop; SMaRTT's ECN-without-delay case).
 # Plus the socket options (C, kselftest harness) and the sysctls.
 #
 # Knobs: MP_SIZE (message bytes, default 8000; twice that in (b) and (c),
@@ -85,13 +87,13 @@ spine_tx() {
 	json_get "$1" "' '.join(str(p['tx_pkts']) for p in sorted(d['ports'], key=lambda p: p['port']) if p['port'].startswith('l0:s'))"
 }
 
-# run LB FAM DST PHASE: one sender, MSGS messages; with PHASE=1 fabric
+# run LB FAM DST PHASE [CC]: one sender, MSGS messages; with PHASE=1 fabric
 # counters are saved before ($tmp/a.json) and after ($tmp/b.json) the
 # second half, otherwise after the run only ($tmp/b.json).  Leaves the
 # sender's JSON in $tmp/send, the receiver's in $tmp/recv.
 tmp=$__sf_tmp
 run() {
-	local lb=$1 fam=$2 dst=$3 phase=$4 go=$tmp/go.$RANDOM rpid spid rc=0
+	local lb=$1 fam=$2 dst=$3 phase=$4 cc=${5:-none} go=$tmp/go.$RANDOM rpid spid rc=0
 	local win=$WINDOW msgs=$MSGS size=$((SIZE * 2))
 	[ -n "$phase" ] || { win=$((WINDOW * 8)); msgs=$((MSGS / 2)); size=$SIZE; }
 	local port=$((6000 + RANDOM % 20000))
@@ -101,7 +103,7 @@ run() {
 		>"$tmp/recv" 2>&1 &
 	rpid=$!
 	wait_output "$tmp/recv" listening || { echo "receiver did not start"; return 1; }
-	ip netns exec "$ns0" env SMARTT_LB="$lb" SMARTT_WINDOW="$win" SMARTT_MP_TIMEOUT=100 \
+	ip netns exec "$ns0" env SMARTT_LB="$lb" SMARTT_CC="$cc" SMARTT_WINDOW="$win" SMARTT_MP_TIMEOUT=100 \
 		${phase:+SMARTT_MP_PHASE=$go} "$bin" send "$fam" $port "$size" "$msgs" "$dst" \
 		>"$tmp/send" 2>&1 &
 	spid=$!
@@ -118,6 +120,7 @@ run() {
 	wait $spid || rc=1
 	wait $rpid || rc=1
 	sf status --json >"$tmp/b.json"
+	[ -z "$phase" ] || echo "# $lb v$fam: at the half: $(grep phase "$tmp/send")" >&3
 	echo "# $lb v$fam: send $(tail -1 "$tmp/send")" >&3
 	echo "# $lb v$fam: recv $(tail -1 "$tmp/recv")" >&3
 	echo "# $lb v$fam: l0 uplinks tx ${phase:+$(spine_tx "$tmp/a.json") -> }$(spine_tx "$tmp/b.json")" >&3
@@ -151,19 +154,33 @@ spread() { # spread LB FAM DST
 }
 for fam in 6 4; do
 	if [ $fam = 6 ]; then dst=$(host_field h1 ipv6); else dst=$(host_field h1 ipv4); fi
-	for lb in reps oblivious strack-bitmap; do
+	lbs="reps oblivious strack-bitmap"
+	[ $fam = 4 ] || lbs="$lbs reps-single"
+	for lb in $lbs; do
 		check "(a) $lb IPv$fam: messages complete, data on all 4 spines" spread $lb $fam "$dst"
 	done
 	check "(a) ecmp IPv$fam: messages complete, data on exactly 1 spine" spread ecmp $fam "$dst"
 done
 
 dst=$(host_field h1 ipv6)
-# measure FAULT LB: a phased run; $tmp/share.FAULT-LB = l0:s1's share of
-# the second half (check runs it in a subshell: no variables)
+# measure FAULT LB [CC]: a phased run; $tmp/share.FAULT-LB = l0:s1's
+# share of the second half (check runs it in a subshell: no variables)
 measure() {
-	run "$2" 6 "$dst" 1 || return 1
+	run "$2" 6 "$dst" 1 "$3" || return 1
 	share l0:s1 >"$tmp/share.$1-$2"
 	echo "# $1 $2: l0:s1 share of the second half $(cat "$tmp/share.$1-$2")" >&3
+}
+# fed_loss: the last run's selector had loss feedback by the half
+fed_loss() {
+	grep -qE 'phase lost=([1-9]|0 timeout=[1-9])' "$tmp/send"
+}
+# ecn_noop: the last run completed and counted ECN-noop path changes
+ecn_noop() {
+	local n
+	tail -1 "$tmp/send" >"$tmp/send.json"
+	n=$(json_get "$tmp/send.json" "d['ecn_noop']") || return 1
+	echo "ecn_noop $n, ecn $(json_get "$tmp/send.json" "d['ecn']")"
+	[ "$n" -gt 0 ]
 }
 share_of() { cat "$tmp/share.$1" 2>/dev/null || echo "$2"; }
 less_than() { # less_than A B FACTOR: A < B * FACTOR
@@ -173,22 +190,36 @@ less_than() { # less_than A B FACTOR: A < B * FACTOR
 # (b) one uplink slowed to a tenth
 slow=$(python3 -c "import re,sys; m=re.match(r'(\d+)(\w*)', sys.argv[1]); print(str(max(1, int(m.group(1)) // 10)) + m.group(2))" "$RATE")
 sf fail l0:s1 rate="$slow"
-for lb in oblivious reps strack-bitmap; do
+for lb in oblivious reps strack-bitmap reps-single; do
 	check "(b) slow l0:s1 ($slow), $lb: messages complete exactly once" measure slow $lb
 done
-check "(b) slow l0:s1: reps's share ($(share_of slow-reps ?)) < 0.75 x oblivious's ($(share_of slow-oblivious ?))" \
-	less_than "$(share_of slow-reps 1)" "$(share_of slow-oblivious 0)" 0.75
-echo "# (b) slow l0:s1: strack-bitmap's share $(share_of slow-strack-bitmap ?) (not checked, see the top)"
+for lb in reps strack-bitmap; do
+	check "(b) slow l0:s1: $lb's share ($(share_of slow-$lb ?)) < 0.75 x oblivious's ($(share_of slow-oblivious ?))" \
+		less_than "$(share_of slow-$lb 1)" "$(share_of slow-oblivious 0)" 0.75
+done
+echo "# (b) slow l0:s1: reps-single's share $(share_of slow-reps-single ?) (not checked)"
 sf fail l0:s1 clear
 
 # (c) one uplink blackholed
 sf fail l0:s1 blackhole
-for lb in oblivious reps strack-bitmap; do
-	check "(c) dead l0:s1, $lb: messages complete exactly once" measure dead $lb
+for lb in oblivious reps strack-bitmap reps-single; do
+	check "(c) dead l0:s1, $lb: messages complete exactly once, loss feedback by the half" \
+		eval "measure dead $lb && fed_loss"
 done
-check "(c) dead l0:s1: reps's share ($(share_of dead-reps ?)) < 0.5 x oblivious's ($(share_of dead-oblivious ?))" \
-	less_than "$(share_of dead-reps 1)" "$(share_of dead-oblivious 0)" 0.5
-echo "# (c) dead l0:s1: strack-bitmap's share $(share_of dead-strack-bitmap ?) (not checked, see the top)"
+for lb in reps strack-bitmap; do
+	check "(c) dead l0:s1: $lb's share after the loss ($(share_of dead-$lb ?)) < 0.5 x oblivious's ($(share_of dead-oblivious ?))" \
+		less_than "$(share_of dead-$lb 1)" "$(share_of dead-oblivious 0)" 0.5
+done
+echo "# (c) dead l0:s1: reps-single's share $(share_of dead-reps-single ?) (not checked)"
+sf fail l0:s1 clear
+
+# (d) ECN without delay
+half=$(python3 -c "import re,sys; m=re.match(r'(\d+)(\w*)', sys.argv[1]); print(str(max(1, int(m.group(1)) // 2)) + m.group(2))" "$RATE")
+sf fail l0:s1 rate="$half"
+sf set l0:s1 kmin=0 kmax=1
+check "(d) l0:s1 at $half marking at once, reps + cc smartt: messages complete exactly once" \
+	measure noop reps smartt
+check "(d) reps + cc smartt: ECN under the target changed the path only (path_ecn_noop)" ecn_noop
 sf fail l0:s1 clear
 
 echo "# total $(( $(date +%s) - t_start )) s"

@@ -22,7 +22,10 @@
  *	SMARTT_WINDOW (bytes, cc none), SMARTT_MP_PHASE=FILE: after the first
  *	half of the messages completed, print "phase" and wait until FILE
  *	exists before sending the second half (the shell reads the fabric's
- *	counters in between); SMARTT_MP_TIMEOUT (s, default 120);
+ *	counters in between), with "phase" the loss feedback the selector
+ *	had by then ("lost": packets declared lost by SACK/out-of-order
+ *	count/probe, "timeout": in flight at an RTO, summed over the
+ *	peers); SMARTT_MP_TIMEOUT (s, default 120);
  *	SMARTT_MP_FCTS=FILE: write every message's FCT (us), one a line
  *	(messages that failed have none; they are counted in "failed").
  *
@@ -62,6 +65,24 @@ static int get_path_info(int fd, const struct sockaddr_storage *to, socklen_t to
 	memset(pi, 0, sizeof(*pi));
 	memcpy(pi->addr, to, tolen);
 	return getsockopt(fd, SOL_SMARTT, SMARTT_PATH_INFO, pi, &len);
+}
+
+/* Loss feedback (SACK/out-of-order/probe, RTO) over @n peers. */
+static void path_losses(int fd, const struct sockaddr_storage *to, const socklen_t *tolen,
+			int n, struct smartt_path_info *pi, uint64_t *lost, uint64_t *tmo)
+{
+	int a, b;
+
+	*lost = 0;
+	*tmo = 0;
+	for (a = 0; a < n; a++) {
+		if (get_path_info(fd, &to[a], tolen[a], pi))
+			continue;
+		for (b = 0; b < SMARTT_PATH_BUCKETS; b++) {
+			*lost += pi->lost[b];
+			*tmo += pi->timeout[b];
+		}
+	}
 }
 
 /* ---- harness tests ---- */
@@ -158,7 +179,7 @@ TEST_F(lb, path_info)
 	ASSERT_EQ(0, getsockname(self->fd, (struct sockaddr *)&self_addr, &alen));
 	alen = mkaddr(self->fam, self->lo, ntohs(((struct sockaddr_in *)&self_addr)->sin_port),
 		      &self_addr);
-	len = sizeof(*pi) - 1;
+	len = SMARTT_PATH_INFO_LEN_MIN - 1;
 	memcpy(pi->addr, &self_addr, alen);
 	EXPECT_EQ(-1, getsockopt(self->fd, SOL_SMARTT, SMARTT_PATH_INFO, pi, &len));
 	EXPECT_EQ(EINVAL, errno);
@@ -183,6 +204,10 @@ TEST_F(lb, path_info)
 		}
 		EXPECT_EQ(pi->tx_pkts, sum);
 		sent += sum;
+		/* The first version's size gets the fields before "lost". */
+		len = SMARTT_PATH_INFO_LEN_MIN;
+		EXPECT_EQ(0, getsockopt(self->fd, SOL_SMARTT, SMARTT_PATH_INFO, pi, &len));
+		EXPECT_EQ((socklen_t)SMARTT_PATH_INFO_LEN_MIN, len);
 		/* 64 KiB loopback MTU: 20000 B = 1 packet, a lone ACK-clocked one */
 		EXPECT_GE(pi->tx_pkts, 4ULL);
 		if (k == 0) {
@@ -301,6 +326,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 	long total = count * naddr, i, nfct = 0, failed = 0, half;
 	uint64_t *fct = calloc(total + 1, sizeof(uint64_t)), id, rtx = 0, rtos = 0;
 	uint64_t sum = 0, tx = 0, freezes = 0, unfreezes = 0, ecn = 0, nack = 0, tmo = 0, noop = 0;
+	uint64_t lost = 0;
 	unsigned char *buf = malloc(size);
 	struct smartt_path_info *pi = calloc(1, sizeof(*pi));
 	int fd = smartt_socket(fam, -1), a, sndbuf = 64 << 20, used = 0, b;
@@ -355,7 +381,9 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 		if (i == half) {
 			if (wait_completions(fd, half, fct, &nfct, &failed, timeout_ms))
 				return 1;
-			printf("phase\n");
+			path_losses(fd, to, tolen, naddr, pi, &lost, &tmo);
+			printf("phase lost=%llu timeout=%llu\n", (unsigned long long)lost,
+			       (unsigned long long)tmo);
 			fflush(stdout);
 			while (access(getenv("SMARTT_MP_PHASE"), F_OK))
 				usleep(20000);
@@ -392,9 +420,9 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 			used += !!pi->tx[b];
 			ecn += pi->ecn[b];
 			nack += pi->nack[b];
-			tmo += pi->timeout[b];
 		}
 	}
+	path_losses(fd, to, tolen, naddr, pi, &lost, &tmo);
 	qsort(fct, nfct, sizeof(*fct), cmp_u64);
 	for (i = 0; i < nfct; i++)
 		sum += fct[i];
@@ -407,7 +435,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 		if (!f || fclose(f))
 			perror(e);
 	}
-	printf("{\"lb\": \"%s\", \"msgs_ok\": %ld, \"failed\": %ld, \"fct_med_us\": %llu, \"fct_max_us\": %llu, \"fct_sum_us\": %llu, \"retransmits\": %llu, \"rtos\": %llu, \"tx_pkts\": %llu, \"buckets_used\": %d, \"freezes\": %llu, \"unfreezes\": %llu, \"ecn\": %llu, \"nack\": %llu, \"timeout\": %llu, \"ecn_noop\": %llu}\n",
+	printf("{\"lb\": \"%s\", \"msgs_ok\": %ld, \"failed\": %ld, \"fct_med_us\": %llu, \"fct_max_us\": %llu, \"fct_sum_us\": %llu, \"retransmits\": %llu, \"rtos\": %llu, \"tx_pkts\": %llu, \"buckets_used\": %d, \"freezes\": %llu, \"unfreezes\": %llu, \"ecn\": %llu, \"nack\": %llu, \"timeout\": %llu, \"lost\": %llu, \"ecn_noop\": %llu}\n",
 	       name, nfct, failed,
 	       (unsigned long long)(nfct ? fct[nfct / 2] / 1000 : 0),
 	       (unsigned long long)(nfct ? fct[nfct - 1] / 1000 : 0),
@@ -415,7 +443,7 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 	       (unsigned long long)rtx, (unsigned long long)rtos, (unsigned long long)tx,
 	       used, (unsigned long long)freezes, (unsigned long long)unfreezes,
 	       (unsigned long long)ecn, (unsigned long long)nack, (unsigned long long)tmo,
-	       (unsigned long long)noop);
+	       (unsigned long long)lost, (unsigned long long)noop);
 	return failed || nfct != total ? 1 : 0;	/* nfct: successful only */
 }
 

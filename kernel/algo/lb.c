@@ -18,6 +18,7 @@ const struct smartt_lb_knobs smartt_lb_defaults = {
 	.reps = { .paths = 256, .buf_size = 8, .freeze = 1,
 		  .freeze_time = 10000000, .explore_count = 16 },
 	.max_paths = SMARTT_BITMAP_PATHS,
+	.bitmap_counters = 1,
 	.bdp = 150000,
 	.seed = 1,
 };
@@ -33,6 +34,7 @@ const struct smartt_knob_desc smartt_lb_knob_descs[] = {
 	LK("explore_count", reps.explore_count, 0, U16_MAX, "packets"),
 	LK("explore_rr", reps.explore_rr, 0, 1, "bool"),
 	LK("max_paths", max_paths, 1, SMARTT_BITMAP_PATHS, "paths"),
+	LK("bitmap_counters", bitmap_counters, 0, 1, "bool"),
 	LK("lb_bdp", bdp, 0, U32_MAX, "bytes"),
 	LK("seed", seed, 0, U32_MAX, "seed"),
 };
@@ -181,7 +183,8 @@ void smartt_lb_feedback(struct smartt_lb *lb, u64 now, u32 ev,
 		smartt_reps1_feedback(&lb->u.single, lb->k.reps.paths, ev, fb);
 		break;
 	case SMARTT_LB_BITMAP:
-		smartt_bitmap_feedback(&lb->u.bitmap, lb->k.max_paths, ev, fb);
+		smartt_bitmap_feedback(&lb->u.bitmap, lb->k.max_paths,
+				       lb->k.bitmap_counters, ev, fb);
 		break;
 	default:
 		break;

@@ -36,6 +36,8 @@ enum smartt_lb_kind {
  * @reps: REPS knobs; @reps.paths is the number of entropies of every
  *	selector except strack-bitmap
  * @max_paths: strack-bitmap's max_paths (256)
+ * @bitmap_counters: strack-bitmap penalties are the UEC reference's
+ *	saturating counters (1) or the paper's one bit (0)
  * @bdp: reps-single's first round-robin phase, bytes
  * @seed: PRNG seed (oblivious, ecmp, REPS exploration)
  */
@@ -43,6 +45,7 @@ struct smartt_lb_knobs {
 	u32 kind;
 	struct smartt_reps_knobs reps;
 	u32 max_paths;
+	u32 bitmap_counters;
 	u32 bdp;
 	u32 seed;
 };

@@ -104,8 +104,8 @@ u32 smartt_reps_next(struct smartt_reps *r, const struct smartt_reps_knobs *k)
  *
  * A timeout freezes (unless exploring or frozen); the first feedback after
  * the freeze time unfreezes, empties the cache and starts explore_count
- * explorations.  GOOD feedback caches @ev (also while frozen); ECN, NACK
- * and timeouts cache nothing.
+ * explorations.  GOOD feedback caches @ev (also while frozen); ECN, NACK,
+ * timeouts and losses cache nothing.
  */
 void smartt_reps_feedback(struct smartt_reps *r, const struct smartt_reps_knobs *k,
 			  u64 now, u32 ev, enum smartt_path_fb fb)

@@ -24,12 +24,16 @@
  * @SMARTT_FB_ECN: ACK with ECN-CE echoed
  * @SMARTT_FB_NACK: the packet was trimmed in the fabric
  * @SMARTT_FB_TIMEOUT: a retransmission timeout
+ * @SMARTT_FB_LOST: the packet was declared lost without a timeout (SACK,
+ *	out-of-order count or probe): like a NACK for REPS (nothing cached,
+ *	no freeze), like a timeout for strack-bitmap's counters
  */
 enum smartt_path_fb {
 	SMARTT_FB_GOOD = 0,
 	SMARTT_FB_ECN = 1,
 	SMARTT_FB_NACK = 2,
 	SMARTT_FB_TIMEOUT = 3,
+	SMARTT_FB_LOST = 4,
 };
 
 /**

@@ -458,10 +458,12 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			continue;
 		if (!nacked && s->sent_ns + peer->srtt_ns > now)
 			continue;
-		if (!nacked)
+		if (!nacked) {
 			smartt_stat_inc(net, SMARTT_STAT_FAST_RETRANSMITS);
-		else
+			smartt_path_on_lost(sk, peer, s->entropy, now);
+		} else {
 			nacked_len = max_t(u32, s->len, 1);
+		}
 		smartt_trace_loss(sk, peer, p, nacked ? SMARTT_LOSS_NACK : SMARTT_LOSS_SACK);
 		s->state = SMARTT_SEG_LOST;
 		peer->in_flight -= s->len;

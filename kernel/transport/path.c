@@ -39,6 +39,7 @@
  * @ecn: ECN feedback per entropy bucket
  * @nack: NACK feedback (trim not at the last hop) per entropy bucket
  * @timeout: timeout feedback per entropy bucket
+ * @lost: loss feedback (SACK, out-of-order count, probe) per entropy bucket
  */
 struct smartt_path {
 	struct smartt_lb lb;
@@ -50,6 +51,7 @@ struct smartt_path {
 	u32 ecn[SMARTT_PATH_BUCKETS];
 	u32 nack[SMARTT_PATH_BUCKETS];
 	u32 timeout[SMARTT_PATH_BUCKETS];
+	u32 lost[SMARTT_PATH_BUCKETS];
 };
 
 static u32 smartt_path_paths(const struct smartt_lb_knobs *k)
@@ -150,6 +152,7 @@ static const enum smartt_stat smartt_path_fb_stat[] = {
 	[SMARTT_FB_ECN] = SMARTT_STAT_PATH_ECN,
 	[SMARTT_FB_NACK] = SMARTT_STAT_PATH_NACK,
 	[SMARTT_FB_TIMEOUT] = SMARTT_STAT_PATH_TIMEOUT,
+	[SMARTT_FB_LOST] = SMARTT_STAT_PATH_LOST,
 };
 
 static void smartt_path_fb(struct sock *sk, struct smartt_peer *peer, u64 now,
@@ -184,6 +187,9 @@ static void smartt_path_fb(struct sock *sk, struct smartt_peer *peer, u64 now,
 		break;
 	case SMARTT_FB_TIMEOUT:
 		pa->timeout[b]++;
+		break;
+	case SMARTT_FB_LOST:
+		pa->lost[b]++;
 		break;
 	default:
 		break;
@@ -248,6 +254,25 @@ void smartt_path_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 		if (s->state == SMARTT_SEG_INFLIGHT)
 			smartt_path_fb(sk, peer, now, s->entropy, SMARTT_FB_TIMEOUT);
 	}
+}
+
+/**
+ * smartt_path_on_lost() - feed the selector a packet declared lost
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @entropy: the entropy the lost packet was last sent on
+ * @now: time, ns
+ *
+ * For losses found without a timeout or a NACK: SACK (dupthresh), the
+ * receiver's out-of-order count, a probe's answer.  Without trimming
+ * these are the only news of a path that drops packets.  REPS does not
+ * cache the entropy (it freezes on timeouts only, as the reference);
+ * strack-bitmap penalises it as a timeout.
+ */
+void smartt_path_on_lost(struct sock *sk, struct smartt_peer *peer, u32 entropy,
+			 u64 now)
+{
+	smartt_path_fb(sk, peer, now, entropy, SMARTT_FB_LOST);
 }
 
 /* ---- socket options ---- */
@@ -354,7 +379,8 @@ static struct smartt_peer *smartt_path_peer(struct sock *sk, const u8 *addr)
  * smartt_path_get_info() - getsockopt(SMARTT_PATH_INFO)
  * @sk: socket
  * @optval: in: &struct smartt_path_info.addr names the peer; out: the info
- * @optlen: in: at least %SMARTT_PATH_INFO_LEN; out: bytes written
+ * @optlen: in: at least %SMARTT_PATH_INFO_LEN_MIN; out: bytes written
+ *	(the smaller of it and %SMARTT_PATH_INFO_LEN, as TCP_INFO)
  *
  * Return: 0, -EINVAL (short buffer, bad address), -ENOENT (no such peer),
  * -ENOMEM, -EFAULT.
@@ -367,7 +393,7 @@ int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optle
 
 	if (get_user(len, optlen))
 		return -EFAULT;
-	if (len < (int)sizeof(*pi))
+	if (len < SMARTT_PATH_INFO_LEN_MIN)
 		return -EINVAL;
 	pi = kzalloc(sizeof(*pi), GFP_KERNEL);
 	if (!pi)
@@ -391,13 +417,14 @@ int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optle
 		memcpy(pi->ecn, pa->ecn, sizeof(pi->ecn));
 		memcpy(pi->nack, pa->nack, sizeof(pi->nack));
 		memcpy(pi->timeout, pa->timeout, sizeof(pi->timeout));
+		memcpy(pi->lost, pa->lost, sizeof(pi->lost));
 	}
 	release_sock(sk);
 	if (!p) {
 		err = -ENOENT;
 		goto out;
 	}
-	len = sizeof(*pi);
+	len = min_t(int, len, sizeof(*pi));
 	if (put_user(len, optlen) || copy_to_user(optval, pi, len))
 		err = -EFAULT;
 out:

@@ -226,7 +226,7 @@ void smartt_rel_ack_sent(struct smartt_peer *peer)
  * until snd_una reaches @end.  Return: packets declared lost.
  */
 static u32 smartt_rel_recover(struct sock *sk, struct smartt_peer *peer, u64 end,
-			      u8 why, u64 before)
+			      u8 why, u64 before, u64 now)
 {
 	u32 n = 0;
 	u64 p;
@@ -237,6 +237,7 @@ static u32 smartt_rel_recover(struct sock *sk, struct smartt_peer *peer, u64 end
 		if (s->state != SMARTT_SEG_INFLIGHT || s->psn != p || s->sent_ns >= before)
 			continue;
 		smartt_trace_loss(sk, peer, p, why);
+		smartt_path_on_lost(sk, peer, s->entropy, now);
 		s->state = SMARTT_SEG_LOST;
 		peer->in_flight -= s->len;
 		peer->lost++;
@@ -290,7 +291,7 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 		if (r->probe_sent && !progress && peer->last_progress < r->probe_sent &&
 		    rtt && rtt < SMARTT_PROBE_FAST_RTTS * base) {
 			n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
-					       r->probe_sent);
+					       r->probe_sent, now);
 			if (n) {
 				smartt_stat_inc(net, SMARTT_STAT_PROBE_RECOVERIES);
 				smartt_stat_add(net, SMARTT_STAT_PROBE_LOSSES, n);
@@ -302,7 +303,8 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 	thresh = clamp_t(u64, div64_u64(peer->cwnd, max_t(u32, peer->mss, 1)),
 			 SMARTT_OOO_MIN, SMARTT_WIN / 2);
 	if (!r->rec_end && highest > peer->snd_una && ntohl(a->ooo) > thresh) {
-		n = smartt_rel_recover(sk, peer, highest, SMARTT_LOSS_OOO, U64_MAX);
+		n = smartt_rel_recover(sk, peer, highest, SMARTT_LOSS_OOO, U64_MAX,
+				       now);
 		if (n) {
 			smartt_stat_inc(net, SMARTT_STAT_OOO_RECOVERIES);
 			smartt_stat_add(net, SMARTT_STAT_OOO_LOSSES, n);

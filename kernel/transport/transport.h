@@ -359,6 +359,7 @@ enum smartt_stat {
 	SMARTT_STAT_PATH_NACK,
 	SMARTT_STAT_PATH_LAST_HOP,
 	SMARTT_STAT_PATH_TIMEOUT,
+	SMARTT_STAT_PATH_LOST,
 	SMARTT_STAT_PATH_BAD_ENTROPY,
 	SMARTT_STAT_PATH_FREEZES,
 	SMARTT_STAT_PATH_UNFREEZES,
@@ -542,6 +543,8 @@ u32 smartt_path_next(struct sock *sk, struct smartt_peer *peer, u64 psn, u32 len
 		     bool rtx);
 void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
 			const struct smartt_hdr *h, u32 ev, u32 cc_rules, u64 now);
+void smartt_path_on_lost(struct sock *sk, struct smartt_peer *peer, u32 entropy,
+			 u64 now);
 void smartt_path_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
 __be16 smartt_path_sport(struct net *net, u32 entropy);
 

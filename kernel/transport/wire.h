@@ -139,6 +139,7 @@ static inline void smartt_wire_checks(void)
 	BUILD_BUG_ON(sizeof(struct smartt_completion) != SMARTT_COMPLETION_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_peer_info) != SMARTT_PEER_INFO_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_path_info) != SMARTT_PATH_INFO_LEN);
+	BUILD_BUG_ON(offsetof(struct smartt_path_info, lost) != SMARTT_PATH_INFO_LEN_MIN);
 }
 
 #endif /* SMARTT_TRANSPORT_WIRE_H */

@@ -38,11 +38,91 @@ TEST(smartt_bitmap_next__all_marked_terminates)
 
 	smartt_bitmap_init(&b);
 	for (p = 0; p < 8; p++)
-		smartt_bitmap_feedback(&b, 256, p, SMARTT_FB_ECN);
+		smartt_bitmap_feedback(&b, 256, false, p, SMARTT_FB_ECN);
 	/* rr -> 0 is marked: cleared (first skip), 1..7 skipped, back to 0 */
 	EXPECT_EQ(0U, smartt_bitmap_next(&b, 256, 1));
 	/* 1 is still marked: cleared (first skip); 2..7 skipped; 0 is clear */
 	EXPECT_EQ(0U, smartt_bitmap_next(&b, 256, 1));
+}
+
+TEST(smartt_bitmap_feedback__penalties)
+{
+	struct smartt_bitmap b;
+	u32 p;
+
+	/* one bit: anything but GOOD sets it, GOOD clears it */
+	smartt_bitmap_init(&b);
+	smartt_bitmap_feedback(&b, 256, false, 3, SMARTT_FB_TIMEOUT);
+	smartt_bitmap_feedback(&b, 256, false, 3, SMARTT_FB_LOST);
+	EXPECT_EQ(1U, smartt_bitmap_penalty(&b, 3));
+	smartt_bitmap_feedback(&b, 256, false, 3, SMARTT_FB_GOOD);
+	EXPECT_EQ(0U, smartt_bitmap_penalty(&b, 3));
+	/* counters: +1, +4, +15, +15, saturating at 15; GOOD keeps them */
+	smartt_bitmap_init(&b);
+	smartt_bitmap_feedback(&b, 256, true, 254, SMARTT_FB_ECN);
+	smartt_bitmap_feedback(&b, 256, true, 254, SMARTT_FB_ECN);
+	smartt_bitmap_feedback(&b, 256, true, 255, SMARTT_FB_NACK);
+	EXPECT_EQ(2U, smartt_bitmap_penalty(&b, 254));
+	EXPECT_EQ(4U, smartt_bitmap_penalty(&b, 255));
+	smartt_bitmap_feedback(&b, 256, true, 255, SMARTT_FB_LOST);
+	smartt_bitmap_feedback(&b, 256, true, 254, SMARTT_FB_TIMEOUT);
+	smartt_bitmap_feedback(&b, 256, true, 254, SMARTT_FB_GOOD);
+	EXPECT_EQ((u32)SMARTT_BITMAP_PEN_MAX, smartt_bitmap_penalty(&b, 254));
+	EXPECT_EQ((u32)SMARTT_BITMAP_PEN_MAX, smartt_bitmap_penalty(&b, 255));
+	/* neighbours in the same byte are untouched; out of range ignored */
+	EXPECT_EQ(0U, smartt_bitmap_penalty(&b, 253));
+	smartt_bitmap_feedback(&b, 8, true, 8, SMARTT_FB_TIMEOUT);
+	smartt_bitmap_feedback(&b, 256, true, 9, (enum smartt_path_fb)7);
+	for (p = 0; p < 254; p++)
+		EXPECT_EQ(0U, smartt_bitmap_penalty(&b, p));
+}
+
+TEST(smartt_bitmap_next__all_penalised_takes_the_least)
+{
+	struct smartt_bitmap b;
+	u32 p;
+
+	/*
+	 * 8 paths, rr at 4; ECN on every path (a congested last hop marks
+	 * them all) and a timeout on 5.  The round starts at 5 (15 -> 14),
+	 * finds no clean path and takes the least penalised, 6, not the
+	 * failed path the UEC reference's bound would return.
+	 */
+	smartt_bitmap_init(&b);
+	for (p = 0; p < 5; p++)
+		ASSERT_EQ(p, smartt_bitmap_next(&b, 256, 1));
+	for (p = 0; p < 8; p++)
+		smartt_bitmap_feedback(&b, 256, true, p, SMARTT_FB_ECN);
+	smartt_bitmap_feedback(&b, 256, true, 5, SMARTT_FB_TIMEOUT);
+	EXPECT_EQ(6U, smartt_bitmap_next(&b, 256, 1));
+	EXPECT_EQ(14U, smartt_bitmap_penalty(&b, 5));
+	EXPECT_EQ(1U, smartt_bitmap_penalty(&b, 6));
+}
+
+TEST(smartt_bitmap_next__timed_out_path_out_for_15_rounds)
+{
+	struct smartt_bitmap b;
+	unsigned int i, used = 0;
+
+	/*
+	 * 8 paths, path 5 timed out.  Counters: each round skips it once
+	 * (-1), so 15 rounds of 7 sends leave it out; the 16th round uses it,
+	 * as its 6th send.  One bit: the first round skips it, every later
+	 * round of 8 uses it: sends 12, 20, ... 100 of the first 105.
+	 */
+	smartt_bitmap_init(&b);
+	smartt_bitmap_feedback(&b, 256, true, 5, SMARTT_FB_TIMEOUT);
+	for (i = 0; i < 15 * 7; i++)
+		used += smartt_bitmap_next(&b, 256, 1) == 5;
+	EXPECT_EQ(0U, used);
+	for (i = 0; i < 5; i++)
+		EXPECT_EQ(i, smartt_bitmap_next(&b, 256, 1));
+	EXPECT_EQ(5U, smartt_bitmap_next(&b, 256, 1));
+	smartt_bitmap_init(&b);
+	smartt_bitmap_feedback(&b, 256, false, 5, SMARTT_FB_TIMEOUT);
+	for (i = 0, used = 0; i < 15 * 7; i++)
+		used += smartt_bitmap_next(&b, 256, 1) == 5;
+	EXPECT_EQ(12U, used);
 }
 
 TEST(smartt_lb_validate__rejects_nonsense)
@@ -150,7 +230,7 @@ TEST(smartt_lb_next__property_in_range)
 				ASSERT_LT(e, limit);
 			} else {
 				smartt_lb_feedback(&lb, i * 10, (u32)((r >> 8) % (limit + 2)),
-						   (enum smartt_path_fb)((r >> 40) & 3));
+						   (enum smartt_path_fb)((r >> 40) % 5));
 			}
 		}
 	}
@@ -160,7 +240,7 @@ TEST(smartt_lb__state_size)
 {
 	/* the TCP CCs do not carry a selector; the transport does */
 	EXPECT_LE(sizeof(struct smartt_reps), 96U);
-	EXPECT_LE(sizeof(struct smartt_bitmap), 48U);
+	EXPECT_LE(sizeof(struct smartt_bitmap), 144U);
 }
 
 TEST_HARNESS_MAIN

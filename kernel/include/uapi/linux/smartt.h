@@ -290,6 +290,9 @@ struct smartt_peer_info {
  * @nack: trims not at the last hop (NACK feedback) per entropy bucket.
  * @timeout: packets in flight at a retransmission timeout, per entropy
  *	bucket.
+ * @lost: packets declared lost by SACK, the out-of-order count or a probe
+ *	(no timeout), per entropy bucket.  Added after the first version:
+ *	a caller whose buffer ends before it gets the fields before it.
  *
  * The counters start when the peer's selector does (socket option
  * %SMARTT_LB restarts them); the per-bucket counters wrap at 2^32.
@@ -306,9 +309,12 @@ struct smartt_path_info {
 	__u32	ecn[SMARTT_PATH_BUCKETS];
 	__u32	nack[SMARTT_PATH_BUCKETS];
 	__u32	timeout[SMARTT_PATH_BUCKETS];
+	__u32	lost[SMARTT_PATH_BUCKETS];
 };
 
 /** SMARTT_PATH_INFO_LEN - sizeof(struct smartt_path_info). */
-#define SMARTT_PATH_INFO_LEN	4176
+#define SMARTT_PATH_INFO_LEN	5200
+/** SMARTT_PATH_INFO_LEN_MIN - the first version's size, without @lost. */
+#define SMARTT_PATH_INFO_LEN_MIN	4176
 
 #endif /* _UAPI_LINUX_SMARTT_H */
