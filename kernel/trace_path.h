@@ -12,6 +12,12 @@
 
 #include <linux/tracepoint.h>
 
+/* enum smartt_lb_kind by name, as smartt_lb_names[] spells it */
+#define smartt_show_lb_kind(val)					\
+	__print_symbolic(val, { 0, "reps" }, { 1, "reps-single" },	\
+			 { 2, "strack-bitmap" }, { 3, "oblivious" },	\
+			 { 4, "ecmp" })
+
 /**
  * smartt_path_select - a DATA packet got its entropy
  * @sport: transport port of the socket
@@ -38,9 +44,7 @@ TRACE_EVENT(smartt_path_select,
 			   __entry->rtx = rtx;),
 	    TP_printk("sport=%u dport=%u lb=%s psn=%llu entropy=%u%s",
 		      __entry->sport, __entry->dport,
-		      __print_symbolic(__entry->kind, { 0, "reps" }, { 1, "reps-single" },
-				       { 2, "strack-bitmap" }, { 3, "oblivious" },
-				       { 4, "ecmp" }),
+		      smartt_show_lb_kind(__entry->kind),
 		      __entry->psn, __entry->entropy, __entry->rtx ? " rtx" : "")
 );
 
@@ -70,9 +74,7 @@ TRACE_EVENT(smartt_path_feedback,
 			   __entry->frozen = frozen;),
 	    TP_printk("sport=%u dport=%u lb=%s entropy=%u fb=%s%s",
 		      __entry->sport, __entry->dport,
-		      __print_symbolic(__entry->kind, { 0, "reps" }, { 1, "reps-single" },
-				       { 2, "strack-bitmap" }, { 3, "oblivious" },
-				       { 4, "ecmp" }),
+		      smartt_show_lb_kind(__entry->kind),
 		      __entry->entropy,
 		      __print_symbolic(__entry->fb, { 0, "good" }, { 1, "ecn" },
 				       { 2, "nack" }, { 3, "timeout" },

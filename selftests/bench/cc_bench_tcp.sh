@@ -27,19 +27,12 @@
 # (nstat TcpRetransSegs over all senders), the peak queue of any switch
 # port (the port programs' own maximum, smartt-fabric status).
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=selftests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 if [ "${1:-}" != --guest ]; then
-	rel=${1:-6.12.117+deb12-amd64}
-	out=${BENCH_OUT_DIR:-$top/build/bench-tcp}
-	mkdir -p "$out"
-	make -s -C "$top/bpf" >/dev/null &&
-		"$top"/scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >/dev/null &&
-		"$top"/scripts/stage-modules.sh "$rel" "$top/build/$rel" >/dev/null || exit 1
-	exec "$top"/scripts/vm-run.sh -o "$out" "$rel" -- \
-		env BENCH_OUT="$out/bench-tcp.txt" BENCH_MODDIR="build/$rel" \
-		"$here/cc_bench_tcp.sh" --guest
+	bench_build bench-tcp "${1:-6.12.117+deb12-amd64}" SMARTT_TEST_MODULES=1 || exit 1
+	bench_boot
 fi
 
 RATE_MBIT=${BENCH_RATE_MBIT:-16}
@@ -52,12 +45,7 @@ TOOL=$top/selftests/smartt_cc_tool.py
 SF=$top/userspace/smartt-fabric
 export SMARTT_FABRIC_NAME=bench
 
-rel=$(uname -r)
-if [ -n "${BENCH_MODDIR:-}" ]; then
-	staged=$top/$BENCH_MODDIR/modroot/lib/modules/$rel
-	cp -r "$staged/updates" "/lib/modules/$rel/" && cp "$staged"/modules.* "/lib/modules/$rel/"
-fi
-modprobe smartt || { echo "no smartt.ko"; exit 1; }
+bench_load_module
 modprobe tcp_dctcp 2>/dev/null
 modprobe tcp_bbr 2>/dev/null
 modprobe sch_fq 2>/dev/null

@@ -27,22 +27,14 @@
 # perfect spraying, no queueing; fabric drops (buffer, blackhole) and trims;
 # retransmitted packets; REPS freezes.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=selftests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 if [ "${1:-}" != --guest ]; then
-	rel=${1:-6.12.117+deb12-amd64}
-	out=${BENCH_OUT_DIR:-$top/build/bench-multipath}
-	mkdir -p "$out"
-	"$top"/scripts/build-module.sh "$rel" >/dev/null &&
-		"$top"/scripts/stage-modules.sh "$rel" "$top/build/$rel" >/dev/null &&
-		make -s -C "$top/bpf" >/dev/null && make -s -C "$top/selftests" >/dev/null ||
-		exit 1
-	exec "$top"/scripts/vm-run.sh -o "$out" "$rel" -- \
-		env BENCH_OUT="$out/bench-multipath.txt" BENCH_MODDIR="build/$rel" \
-		BENCH_LOGS="$out/logs" BENCH_FABRICS="${BENCH_FABRICS:-}" \
-		BENCH_LBS="${BENCH_LBS:-}" \
-		"$here/multipath_bench.sh" --guest
+	bench_build bench-multipath "${1:-6.12.117+deb12-amd64}" &&
+		make -s -C "$top/selftests" >/dev/null || exit 1
+	bench_boot BENCH_LOGS="$bench_out/logs" BENCH_FABRICS="${BENCH_FABRICS:-}" \
+		BENCH_LBS="${BENCH_LBS:-}"
 fi
 
 RATE_MBIT=${BENCH_RATE_MBIT:-1}
@@ -58,12 +50,7 @@ bin=$top/build/selftests/smartt_multipath_test
 SF=$top/userspace/smartt-fabric
 export SMARTT_FABRIC_NAME=mpb
 
-rel=$(uname -r)
-if [ -n "${BENCH_MODDIR:-}" ]; then
-	staged=$top/$BENCH_MODDIR/modroot/lib/modules/$rel
-	cp -r "$staged/updates" "/lib/modules/$rel/" && cp "$staged"/modules.* "/lib/modules/$rel/"
-fi
-modprobe smartt || { echo "no smartt.ko"; exit 1; }
+bench_load_module
 modprobe sch_fq 2>/dev/null
 tmp=$(mktemp -d)
 cleanup() {

@@ -24,19 +24,12 @@
 # smartt/TCP.  Then 64 B ping-pong (one outstanding): p50/p99 round trip.
 # Counts are scaled for TCG (~1000 packets/s): see BENCH_SIZES.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
+# shellcheck source=selftests/bench/bench_lib.sh
+. "$(dirname "$0")/bench_lib.sh"
 
 if [ "${1:-}" != --guest ]; then
-	rel=${1:-6.12.117+deb12-amd64}
-	out=${BENCH_OUT_DIR:-$top/build/bench-transport}
-	mkdir -p "$out"
-	"$top"/scripts/build-module.sh "$rel" >/dev/null &&
-		"$top"/scripts/stage-modules.sh "$rel" "$top/build/$rel" >/dev/null &&
-		make -s -C "$top/bpf" >/dev/null || exit 1
-	exec "$top"/scripts/vm-run.sh -o "$out" "$rel" -- \
-		env BENCH_OUT="$out/bench-transport.txt" BENCH_MODDIR="build/$rel" \
-		"$here/transport_bench.sh" --guest
+	bench_build bench-transport "${1:-6.12.117+deb12-amd64}" || exit 1
+	bench_boot
 fi
 
 RATE=${BENCH_RATE:-20mbit}
@@ -53,12 +46,7 @@ BUF=${BENCH_SMARTT_BUF:-67108864}
 perf=$top/build/userspace/smartt-perf
 fabric=(python3 "$top/userspace/smartt-fabric" --name bt)
 
-rel=$(uname -r)
-if [ -n "${BENCH_MODDIR:-}" ]; then
-	staged=$top/$BENCH_MODDIR/modroot/lib/modules/$rel
-	cp -r "$staged/updates" "/lib/modules/$rel/" && cp "$staged"/modules.* "/lib/modules/$rel/"
-fi
-modprobe smartt || { echo "no smartt.ko"; exit 1; }
+bench_load_module
 [ -x "$perf" ] || { echo "no $perf"; exit 1; }
 tmp=$(mktemp -d)
 srv=()
