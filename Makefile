@@ -31,7 +31,7 @@ help:
 	@echo "  make bench-transport smartt transport vs TCP, same CC and path: goodput, FCT p50/p99 (KERNEL=)"
 	@echo "  make tools           userspace tools into build/userspace/: smartt-perf, smartt-replay"
 	@echo "                       (userspace/smarttctl, userspace/smartt-fabric run in place)"
-	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap on smartt-fabric (KERNEL=)"
+	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap/reps-single on smartt-fabric (KERNEL=)"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 

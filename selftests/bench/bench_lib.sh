@@ -18,8 +18,9 @@
 #   bench_boot [VAR=value...]
 #       replaces the shell with scripts/vm-run.sh, running the calling
 #       script with --guest in a guest of that RELEASE, with BENCH_OUT
-#       (bench_out/NAME.txt), BENCH_MODDIR (build/RELEASE) and the VARs in
-#       its environment.
+#       (bench_out/NAME.txt), BENCH_MODDIR (build/RELEASE), every BENCH_*
+#       variable of the host's environment (the benchmarks' knobs) and the
+#       VARs in its environment.
 # In the guest:
 #   bench_load_module
 #       installs the smartt.ko staged in $BENCH_MODDIR (if set; as
@@ -40,9 +41,14 @@ bench_build() {
 }
 
 bench_boot() {
+	local v knobs=()
+
+	for v in $(compgen -e BENCH_); do
+		knobs+=("$v=${!v}")
+	done
 	exec "$top"/scripts/vm-run.sh -o "$bench_out" "$bench_rel" -- \
-		env BENCH_OUT="$bench_out/$bench_name.txt" BENCH_MODDIR="build/$bench_rel" "$@" \
-		"$here/$(basename "$0")" --guest
+		env "${knobs[@]}" BENCH_OUT="$bench_out/$bench_name.txt" \
+		BENCH_MODDIR="build/$bench_rel" "$@" "$here/$(basename "$0")" --guest
 }
 
 bench_load_module() {

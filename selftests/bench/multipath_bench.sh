@@ -16,8 +16,10 @@
 #   permutation  host i sends PERM_MSGS messages to host (i + 4) mod 8
 #                (every flow crosses the spines);
 #   all-to-all   every host sends A2A_MSGS messages to each other host.
-# Selectors: reps oblivious ecmp strack-bitmap, all with the same
-# congestion control (BENCH_CC, default "none": a fixed BENCH_WINDOW).
+# Selectors: reps oblivious ecmp strack-bitmap reps-single (BENCH_LBS), all
+# with the same congestion control (BENCH_CC, default "none": a fixed
+# BENCH_WINDOW) and selector knobs (BENCH_LB_KNOBS, written to every
+# host's net.smartt.transport_lb_knobs, e.g. "freeze_time=500000000").
 #
 # Columns: messages that failed (ETIMEDOUT: no progress for 10 s), max and
 # median FCT of the others (ms, from sendmsg() to the last
@@ -33,15 +35,15 @@ set -u
 if [ "${1:-}" != --guest ]; then
 	bench_build bench-multipath "${1:-6.12.117+deb12-amd64}" &&
 		make -s -C "$top/selftests" >/dev/null || exit 1
-	bench_boot BENCH_LOGS="$bench_out/logs" BENCH_FABRICS="${BENCH_FABRICS:-}" \
-		BENCH_LBS="${BENCH_LBS:-}"
+	bench_boot BENCH_LOGS="$bench_out/logs"
 fi
 
 RATE_MBIT=${BENCH_RATE_MBIT:-1}
 SIZE=${BENCH_SIZE:-16000}
 PERM_MSGS=${BENCH_PERM_MSGS:-8}
 A2A_MSGS=${BENCH_A2A_MSGS:-2}
-LBS=${BENCH_LBS:-reps oblivious ecmp strack-bitmap}
+LBS=${BENCH_LBS:-reps oblivious ecmp strack-bitmap reps-single}
+LB_KNOBS=${BENCH_LB_KNOBS:-}
 CC=${BENCH_CC:-none}
 WINDOW=${BENCH_WINDOW:-32768}
 FABRICS=${BENCH_FABRICS:-oversub faults}
@@ -138,7 +140,7 @@ PY
 }
 
 {
-	echo "# bench-multipath: $(uname -r), $NH hosts, 2 leaves, 4 spines, host links ${RATE_MBIT} Mbit/s, cc $CC (window $WINDOW B), messages of $SIZE B; permutation $PERM_MSGS msgs per host, all-to-all $A2A_MSGS msgs per pair"
+	echo "# bench-multipath: $(uname -r), $NH hosts, 2 leaves, 4 spines, host links ${RATE_MBIT} Mbit/s, cc $CC (window $WINDOW B)${LB_KNOBS:+, selector knobs $LB_KNOBS}, messages of $SIZE B; permutation $PERM_MSGS msgs per host, all-to-all $A2A_MSGS msgs per pair"
 	printf "%-8s %-12s %-14s %4s %9s %9s %7s %6s %6s %6s %5s\n" fabric pattern lb fail \
 		max_ms med_ms x_ideal drops trims rtx frz
 	for fab in $FABRICS; do
@@ -151,6 +153,12 @@ PY
 			>"$tmp/up" 2>&1 || { cat "$tmp/up"; exit 1; }
 		sed 's/^/# /' "$tmp/up"
 		"$SF" hosts >"$tmp/hosts"
+		if [ -n "$LB_KNOBS" ]; then
+			for i in $(seq 0 $((NH - 1))); do
+				ip netns exec "$(ns "$i")" sysctl -q -w \
+					net.smartt.transport_lb_knobs="$LB_KNOBS" || exit 1
+			done
+		fi
 		if [ "$fab" = faults ]; then
 			"$SF" fail l0:s1 blackhole &&
 				"$SF" fail l0:s2 rate="$((RATE_MBIT * 100))kbit" || exit 1
