@@ -19,7 +19,12 @@
 #      assume them known; learned, the base RTT holds TCG's jitter and
 #      the window is unbounded), reps completes and ECN echoes under the
 #      target RTT changed the path, not the window (path_ecn_noop,
-#      SMaRTT's ECN-without-delay case).
+#      SMaRTT's ECN-without-delay case);
+#  (e) STrack as a whole on the blackholed uplink: cc strack,
+#      strack-bitmap and STrack reliability (coalesced ACKs, loss from the
+#      out-of-order count and probes) at both ends: every message
+#      completes exactly once, losses are found by the out-of-order count
+#      or probes, and the dead link's share stays below half oblivious's.
 # Plus the socket options (C, kselftest harness) and the sysctls.
 #
 # Knobs: MP_SIZE (message bytes, default 8000; twice that in (b) and (c),
@@ -102,11 +107,13 @@ run() {
 	local port=$((6000 + RANDOM % 20000))
 	rm -f "$tmp/a.json" "$tmp/b.json"
 	sf reset
-	ip netns exec "$ns1" env SMARTT_MP_TIMEOUT=100 "$bin" recv "$fam" $port "$msgs" "$size" \
+	ip netns exec "$ns1" env SMARTT_MP_TIMEOUT=100 ${MP_REL:+SMARTT_RELIABILITY=$MP_REL} \
+		"$bin" recv "$fam" $port "$msgs" "$size" \
 		>"$tmp/recv" 2>&1 &
 	rpid=$!
 	wait_output "$tmp/recv" listening || { echo "receiver did not start"; return 1; }
 	ip netns exec "$ns0" env SMARTT_LB="$lb" SMARTT_CC="$cc" SMARTT_WINDOW="$win" SMARTT_MP_TIMEOUT=100 \
+		${MP_REL:+SMARTT_RELIABILITY=$MP_REL} \
 		${phase:+SMARTT_MP_PHASE=$go} "$bin" send "$fam" $port "$size" "$msgs" "$dst" \
 		>"$tmp/send" 2>&1 &
 	spid=$!
@@ -231,6 +238,21 @@ if [ "$mbps" -gt 0 ]; then
 else
 	ktap_result SKIP "(d) ECN under the target" "MP_RATE $RATE is not in Mbit or Gbit"
 fi
+sf fail l0:s1 clear
+
+# (e) STrack as a whole
+# counter NAME: a transport counter of h0's netns
+counter() {
+	ip netns exec "$ns0" awk -v n="$1" '$1 == n { print $2 }' /proc/net/smartt_stats
+}
+sf fail l0:s1 blackhole
+rec0=$(( $(counter ooo_recoveries) + $(counter probe_recoveries) ))
+check "(e) dead l0:s1, STrack (cc strack, strack-bitmap, strack reliability): messages complete exactly once" \
+	eval "MP_REL=strack measure dead-strack strack-bitmap strack"
+rec=$(( $(counter ooo_recoveries) + $(counter probe_recoveries) - rec0 ))
+check "(e) STrack: losses found by the out-of-order count or a probe ($rec recoveries)" test "$rec" -gt 0
+check "(e) STrack: share after the loss ($(share_of dead-strack-strack-bitmap ?)) < 0.5 x oblivious's ($(share_of dead-oblivious ?))" \
+	less_than "$(share_of dead-strack-strack-bitmap 1)" "$(share_of dead-oblivious 0)" 0.5
 sf fail l0:s1 clear
 
 echo "# total $(( $(date +%s) - t_start )) s"

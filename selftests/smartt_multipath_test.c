@@ -19,6 +19,7 @@
  *	line (FCTs, retransmits, timeouts, path counters summed over the
  *	peers); exit 0 if every message completed with status 0.
  *	Environment: SMARTT_LB (selector), SMARTT_CC (congestion control),
+ *	SMARTT_RELIABILITY and SMARTT_ACK_BYTES (also for recv),
  *	SMARTT_WINDOW (bytes, cc none), SMARTT_MP_PHASE=FILE: after the first
  *	half of the messages completed, print "phase" and wait until FILE
  *	exists before sending the second half (the shell reads the fabric's
@@ -241,6 +242,8 @@ static int tool_recv(int fam, int port, long total, size_t size)
 		perror("recv: socket");
 		return 1;
 	}
+	if (env_opts(fd))
+		return 1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	printf("listening\n");
@@ -354,6 +357,8 @@ static int tool_send(int fam, int port, size_t size, long count, int naddr, char
 		perror("SMARTT_CC");
 		return 1;
 	}
+	if (env_opts(fd))
+		return 1;
 	e = getenv("SMARTT_WINDOW");
 	if (e) {
 		unsigned int w = atoi(e);

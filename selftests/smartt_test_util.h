@@ -92,6 +92,29 @@ static inline int send_cookie(int fd, const void *buf, size_t n, const struct so
 	return sendmsg(fd, &msg, flags);
 }
 
+/*
+ * $SMARTT_RELIABILITY and $SMARTT_ACK_BYTES: the options of the same name
+ * (send and recv), after $SMARTT_CC (send).  0 or -1 (perror).
+ */
+static inline int env_opts(int fd)
+{
+	const char *rel = getenv("SMARTT_RELIABILITY"), *ab = getenv("SMARTT_ACK_BYTES");
+	unsigned int v;
+
+	if (rel && setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, rel, strlen(rel) + 1)) {
+		perror("SMARTT_RELIABILITY");
+		return -1;
+	}
+	if (ab) {
+		v = strtoul(ab, NULL, 0);
+		if (setsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, sizeof(v))) {
+			perror("SMARTT_ACK_BYTES");
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Wait up to @ms for one completion; 0 and *out filled, or -1. */
 static inline int get_completion(int fd, struct smartt_completion *out, int ms)
 {

@@ -580,29 +580,6 @@ TEST_F(api, malformed_counted)
 	close(keep);
 }
 
-/*
- * $SMARTT_RELIABILITY and $SMARTT_ACK_BYTES: the options of the same name
- * (send and recv), after $SMARTT_CC (send).  0 or -1 (perror).
- */
-static int env_opts(int fd)
-{
-	const char *rel = getenv("SMARTT_RELIABILITY"), *ab = getenv("SMARTT_ACK_BYTES");
-	unsigned int v;
-
-	if (rel && setsockopt(fd, SOL_SMARTT, SMARTT_RELIABILITY, rel, strlen(rel) + 1)) {
-		perror("SMARTT_RELIABILITY");
-		return -1;
-	}
-	if (ab) {
-		v = strtoul(ab, NULL, 0);
-		if (setsockopt(fd, SOL_SMARTT, SMARTT_ACK_BYTES, &v, sizeof(v))) {
-			perror("SMARTT_ACK_BYTES");
-			return -1;
-		}
-	}
-	return 0;
-}
-
 static int tool_recv(int fam, int port, int nsz, char **sz)
 {
 	size_t max = 0, *want = calloc(nsz, sizeof(size_t));
