@@ -164,7 +164,7 @@ static const struct {
 	SMARTT_STAT(PATH_TIMEOUT, "path_timeout",
 		    "path feedback TIMEOUT: packets in flight at an RTO"),
 	SMARTT_STAT(PATH_LOST, "path_lost",
-		    "path feedback LOST: packets declared lost by SACK, out-of-order count or probe"),
+		    "path feedback LOST: declared lost by SACK, out-of-order count or probe"),
 	SMARTT_STAT(PATH_BAD_ENTROPY, "path_bad_entropy",
 		    "ACK/NACK echoing an entropy the selector cannot have sent"),
 	SMARTT_STAT(PATH_FREEZES, "path_freezes", "REPS freezes (timeouts)"),
