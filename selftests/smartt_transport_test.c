@@ -264,6 +264,100 @@ TEST_F(api, roundtrip_trunc_peek)
 	close(rx);
 }
 
+/*
+ * connect(): send() and write() go to the connected peer, getpeername()
+ * names it, sendto() still reaches others, messages from others are still
+ * received; AF_UNSPEC forgets the peer (EDESTADDRREQ, ENOTCONN).
+ * shutdown(): SHUT_WR -> EPIPE on the next send (what was queued still
+ * arrives), SHUT_RD -> recv() returns 0 once the queue is empty; ENOTCONN
+ * when not connected (applied all the same, as UDP); EINVAL for a bad how.
+ */
+TEST_F(api, connect_shutdown)
+{
+	struct sockaddr_storage to, other, peer, un = { .ss_family = AF_UNSPEC };
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4350, &to);
+	socklen_t olen = mkaddr(self->fam, self->lo, 4352, &other), plen = sizeof(peer);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4350);
+	int rx2 = smartt_socket(self->fam, 4352), third = smartt_socket(self->fam, 4353);
+	struct smartt_completion c;
+	struct timeval tv = { .tv_sec = 10 };
+	char buf[64];
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	ASSERT_GE(rx2, 0);
+	ASSERT_GE(third, 0);
+	ASSERT_EQ(0, setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, setsockopt(rx2, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	EXPECT_EQ(-1, getpeername(tx, (struct sockaddr *)&peer, &plen));
+	EXPECT_EQ(ENOTCONN, errno);
+	/* Bad addresses: nothing changes. */
+	EXPECT_EQ(-1, connect(tx, (struct sockaddr *)&to, 4));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&to, tolen));
+	plen = sizeof(peer);
+	ASSERT_EQ(0, getpeername(tx, (struct sockaddr *)&peer, &plen));
+	EXPECT_EQ(4350, ntohs(((struct sockaddr_in *)&peer)->sin_port));
+	/* connect() bound a port. */
+	plen = sizeof(peer);
+	ASSERT_EQ(0, getsockname(tx, (struct sockaddr *)&peer, &plen));
+	EXPECT_NE(0, ntohs(((struct sockaddr_in *)&peer)->sin_port));
+
+	ASSERT_EQ(5, send(tx, "hello", 5, 0));
+	ASSERT_EQ(5, write(tx, "world", 5));
+	ASSERT_EQ(5, recv(rx, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "hello", 5));
+	ASSERT_EQ(5, recv(rx, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "world", 5));
+	/* sendto() another peer; and another peer's message is received. */
+	ASSERT_EQ(3, sendto(tx, "abc", 3, 0, (struct sockaddr *)&other, olen));
+	ASSERT_EQ(3, recv(rx2, buf, sizeof(buf), 0));
+	plen = sizeof(peer);
+	ASSERT_EQ(0, getsockname(tx, (struct sockaddr *)&peer, &plen));
+	plen = mkaddr(self->fam, self->lo, ntohs(((struct sockaddr_in *)&peer)->sin_port), &peer);
+	ASSERT_EQ(2, sendto(third, "xy", 2, 0, (struct sockaddr *)&peer, plen));
+	ASSERT_EQ(2, recv(tx, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "xy", 2));
+
+	/* AF_UNSPEC forgets the peer. */
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&un, sizeof(un)));
+	EXPECT_EQ(-1, send(tx, "x", 1, 0));
+	EXPECT_EQ(EDESTADDRREQ, errno);
+	plen = sizeof(peer);
+	EXPECT_EQ(-1, getpeername(tx, (struct sockaddr *)&peer, &plen));
+	EXPECT_EQ(ENOTCONN, errno);
+
+	/* shutdown */
+	EXPECT_EQ(-1, shutdown(tx, 7));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&to, tolen));
+	ASSERT_EQ(4, send_cookie(tx, "last", 4, &to, tolen, 77, 0));
+	ASSERT_EQ(0, shutdown(tx, SHUT_WR));
+	EXPECT_EQ(-1, send(tx, "x", 1, MSG_NOSIGNAL));
+	EXPECT_EQ(EPIPE, errno);
+	EXPECT_EQ(-1, sendto(tx, "x", 1, MSG_NOSIGNAL, (struct sockaddr *)&other, olen));
+	EXPECT_EQ(EPIPE, errno);
+	/* What was queued before still arrives and completes. */
+	ASSERT_EQ(4, recv(rx, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, memcmp(buf, "last", 4));
+	ASSERT_EQ(0, get_completion(tx, &c, 10000));
+	EXPECT_EQ(77ULL, c.cookie);
+	EXPECT_EQ(0, c.status);
+	/* SHUT_RD on an unconnected socket: ENOTCONN, applied all the same. */
+	/* (acknowledged = queued at rx) */
+	ASSERT_EQ(1, send_cookie(third, "q", 1, &to, tolen, 78, 0));
+	ASSERT_EQ(0, get_completion(third, &c, 10000));
+	EXPECT_EQ(-1, shutdown(rx, SHUT_RD));
+	EXPECT_EQ(ENOTCONN, errno);
+	EXPECT_EQ(1, recv(rx, buf, sizeof(buf), 0));
+	EXPECT_EQ(0, recv(rx, buf, sizeof(buf), 0));
+	close(tx);
+	close(rx);
+	close(rx2);
+	close(third);
+}
+
 TEST_F(api, completions)
 {
 	/* Small enough that the unread messages fit the receive buffer. */

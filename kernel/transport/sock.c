@@ -421,6 +421,10 @@ static int smartt_wait_room(struct sock *sk, u64 len, long *timeo)
 			err = sock_error(sk);
 			break;
 		}
+		if (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) {
+			err = -EPIPE;
+			break;
+		}
 		if (!*timeo) {
 			err = -EAGAIN;
 			break;
@@ -431,7 +435,8 @@ static int smartt_wait_room(struct sock *sk, u64 len, long *timeo)
 		}
 		set_bit(SOCK_NOSPACE, &sk->sk_socket->flags);
 		sk_wait_event(sk, timeo, smartt_tx_room(sk, len) || sk->sk_err ||
-			      smartt_sk(sk)->closing, &wait);
+			      smartt_sk(sk)->closing ||
+			      (READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN), &wait);
 		if (smartt_sk(sk)->closing) {
 			err = -EPIPE;
 			break;
@@ -439,6 +444,19 @@ static int smartt_wait_room(struct sock *sk, u64 len, long *timeo)
 	}
 	remove_wait_queue(sk_sleep(sk), &wait);
 	return err;
+}
+
+/* The destination connect() set: -EDESTADDRREQ if none.  Socket locked. */
+static int smartt_connected_dst(struct sock *sk, union smartt_addr *a, u16 *port)
+{
+	if (sk->sk_state != TCP_ESTABLISHED)
+		return -EDESTADDRREQ;
+	if (sk->sk_family == AF_INET)
+		a->v4 = inet_sk(sk)->inet_daddr;
+	else
+		a->v6 = sk->sk_v6_daddr;
+	*port = ntohs(inet_sk(sk)->inet_dport);
+	return 0;
 }
 
 static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
@@ -455,11 +473,12 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 
 	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
 		return -EOPNOTSUPP;
-	if (!msg->msg_name)
-		return -EDESTADDRREQ;
-	err = smartt_parse_addr(sk, msg->msg_name, msg->msg_namelen, &a, &port, false);
-	if (err)
-		return err;
+	if (msg->msg_name) {
+		err = smartt_parse_addr(sk, msg->msg_name, msg->msg_namelen, &a, &port,
+					false);
+		if (err)
+			return err;
+	}
 	if (msg->msg_controllen) {
 		err = smartt_cmsg_cookie(msg, &cookie, &has_cookie);
 		if (err)
@@ -470,9 +489,15 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = sock_error(sk);
 	if (err)
 		goto out;
-	if (ssk->closing) {
+	if (ssk->closing || (sk->sk_shutdown & SEND_SHUTDOWN)) {
 		err = -EPIPE;
 		goto out;
+	}
+	if (!msg->msg_name) {
+		/* No address: the one connect() set. */
+		err = smartt_connected_dst(sk, &a, &port);
+		if (err)
+			goto out;
 	}
 	if (len > ssk->msg_max) {
 		err = -EMSGSIZE;
@@ -828,6 +853,77 @@ static int smartt_ops_bind(struct socket *sock, struct sockaddr *uaddr, int len)
 	return smartt_bind(sock->sk, uaddr, len);
 }
 
+/*
+ * connect(): the default destination of send() and write() (and of
+ * getpeername()); AF_UNSPEC forgets it.  Binds a port if there is none.
+ * Unlike UDP, messages from other peers are still received: the transport
+ * acknowledges a message before the application reads it, so a filter
+ * there would lose acknowledged messages.  sendto() to other peers works,
+ * as on a connected UDP socket.
+ */
+static int smartt_ops_connect(struct socket *sock, struct sockaddr *uaddr, int len,
+			      int flags)
+{
+	struct sock *sk = sock->sk;
+	struct inet_sock *inet = inet_sk(sk);
+	union smartt_addr a;
+	u16 port;
+	int err;
+
+	if (len >= (int)sizeof(uaddr->sa_family) && uaddr->sa_family == AF_UNSPEC) {
+		lock_sock(sk);
+		sk->sk_state = TCP_CLOSE;
+		inet->inet_daddr = 0;
+		inet->inet_dport = 0;
+		if (sk->sk_family == AF_INET6)
+			sk->sk_v6_daddr = in6addr_any;
+		release_sock(sk);
+		return 0;
+	}
+	err = smartt_parse_addr(sk, uaddr, len, &a, &port, false);
+	if (err)
+		return err;
+	lock_sock(sk);
+	if (!smartt_sk(sk)->port) {
+		err = smartt_hash_port(sk, 0);
+		if (err)
+			goto out;
+	}
+	if (sk->sk_family == AF_INET)
+		inet->inet_daddr = a.v4;
+	else
+		sk->sk_v6_daddr = a.v6;
+	inet->inet_dport = htons(port);
+	sk->sk_state = TCP_ESTABLISHED;
+out:
+	release_sock(sk);
+	return err;
+}
+
+/*
+ * shutdown(): SHUT_WR makes later sends fail with EPIPE (messages already
+ * queued are still delivered); SHUT_RD makes recv() return 0 once the
+ * queue is empty.  As UDP: ENOTCONN on an unconnected socket, the shutdown
+ * applied all the same.
+ */
+static int smartt_ops_shutdown(struct socket *sock, int how)
+{
+	struct sock *sk = sock->sk;
+	int err = 0;
+
+	/* SHUT_RD 0 -> RCV_SHUTDOWN 1, SHUT_WR 1 -> SEND_SHUTDOWN 2, ... */
+	how++;
+	if ((how & ~SHUTDOWN_MASK) || !how)
+		return -EINVAL;
+	lock_sock(sk);
+	if (sk->sk_state != TCP_ESTABLISHED)
+		err = -ENOTCONN;
+	WRITE_ONCE(sk->sk_shutdown, sk->sk_shutdown | how);
+	sk->sk_state_change(sk);
+	release_sock(sk);
+	return err;
+}
+
 static int smartt_ops_sendmsg(struct socket *sock, struct msghdr *msg, size_t len)
 {
 	return smartt_sendmsg(sock->sk, msg, len);
@@ -887,14 +983,14 @@ static const struct proto_ops smartt_ops = {
 	.owner = THIS_MODULE,
 	.release = inet_release,
 	.bind = smartt_ops_bind,
-	.connect = sock_no_connect,
+	.connect = smartt_ops_connect,
 	.socketpair = sock_no_socketpair,
 	.accept = sock_no_accept,
 	.getname = inet_getname,
 	.poll = smartt_poll,
 	.ioctl = inet_ioctl,
 	.listen = sock_no_listen,
-	.shutdown = sock_no_shutdown,
+	.shutdown = smartt_ops_shutdown,
 	.setsockopt = sock_common_setsockopt,
 	.getsockopt = sock_common_getsockopt,
 	.sendmsg = smartt_ops_sendmsg,
@@ -907,14 +1003,14 @@ static const struct proto_ops smartt_ops6 = {
 	.owner = THIS_MODULE,
 	.release = inet6_release,
 	.bind = smartt_ops_bind,
-	.connect = sock_no_connect,
+	.connect = smartt_ops_connect,
 	.socketpair = sock_no_socketpair,
 	.accept = sock_no_accept,
 	.getname = inet6_getname,
 	.poll = smartt_poll,
 	.ioctl = inet6_ioctl,
 	.listen = sock_no_listen,
-	.shutdown = sock_no_shutdown,
+	.shutdown = smartt_ops_shutdown,
 	.setsockopt = sock_common_setsockopt,
 	.getsockopt = sock_common_getsockopt,
 	.sendmsg = smartt_ops_sendmsg,
