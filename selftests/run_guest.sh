@@ -89,8 +89,10 @@ fi
 
 for t in "${tests[@]}"; do
 	name=$(basename "$t")
+	t0=$(date +%s)
 	timeout --kill-after=10 "$timeout_s" "$t" 2>&1 | indent
 	rc=${PIPESTATUS[0]}
+	echo "# $name took $(($(date +%s) - t0)) s"
 	case $rc in
 	0) result 0 "$name" ;;
 	4) result 4 "$name" "skipped by the test (reason above)" ;;

@@ -3,9 +3,9 @@
 #
 # The transport's path selection on smartt-fabric, 2 hosts on 2 leaves
 # joined by 4 spines, messages from h0 to h1 (data goes up l0:s0..s3):
-#  (a) spraying: reps, oblivious, strack-bitmap and reps-single (IPv6) put
-#      data on every spine, ecmp on exactly one (IPv6 flow label and IPv4
-#      UDP source port);
+#  (a) spraying: reps, oblivious, strack-bitmap and reps-single put data on
+#      every spine, ecmp on exactly one (IPv6 flow label; IPv4 UDP source
+#      port: reps and ecmp);
 #  (b) one uplink slowed to 1/10: in the second half of a run reps and
 #      strack-bitmap put less than 3/4 of oblivious's share on it
 #      (reps-single's share is printed);
@@ -164,8 +164,10 @@ spread() { # spread LB FAM DST
 }
 for fam in 6 4; do
 	if [ $fam = 6 ]; then dst=$(host_field h1 ipv6); else dst=$(host_field h1 ipv4); fi
-	lbs="reps oblivious strack-bitmap"
-	[ $fam = 4 ] || lbs="$lbs reps-single"
+	# IPv4 differs only in where the entropy goes (the UDP source
+	# port): one sprayer and ecmp cover it.
+	lbs="reps oblivious strack-bitmap reps-single"
+	[ $fam = 6 ] || lbs="reps"
 	for lb in $lbs; do
 		check "(a) $lb IPv$fam: messages complete, data on all 4 spines" spread $lb $fam "$dst"
 	done
