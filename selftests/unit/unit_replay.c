@@ -97,6 +97,37 @@ TEST(replay_line__send_chooses_entropy)
 }
 
 /*
+ * A loss found without a timeout reaches the path selector: strack's
+ * default strack-bitmap over 8 paths sends on 0, a loss on 1 (+15) makes
+ * the next send skip 1 and take 2 (without the feedback it would be 1).
+ */
+TEST(replay_line__lost_feeds_the_selector)
+{
+	static const char *const sets[] = { "paths=8", NULL };
+	static struct replay r;
+	unsigned long long c, inf;
+	char out[4096], *l;
+	unsigned int e;
+
+	ASSERT_EQ(0, run_trace(&r, "strack", sets,
+			       "send t=1 bytes=4160\n"
+			       "lost t=2 bytes=4160 ev=1\n"
+			       "send t=3 bytes=4160\n",
+			       out, sizeof(out))) TH_LOG("%s", r.err);
+	l = strstr(out, "0,send,1,");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(3, sscanf(l, "0,send,1,%llu,%llu,%u,", &c, &inf, &e));
+	EXPECT_EQ(0U, e);
+	EXPECT_NE(NULL, strstr(out, "1,lost,2,")) TH_LOG("%s", out);
+	l = strstr(out, "2,send,3,");
+	ASSERT_NE(NULL, l) TH_LOG("%s", out);
+	ASSERT_EQ(3, sscanf(l, "2,send,3,%llu,%llu,%u,", &c, &inf, &e));
+	EXPECT_EQ(2U, e);
+	/* +15 for the loss, -1 for being skipped first */
+	EXPECT_EQ(14U, smartt_bitmap_penalty(&r.lb.u.bitmap, 1));
+}
+
+/*
  * Only the 2024 rules keep a WTD average (it shares its place in the state
  * with the MD time stamp of the other rules): nscc prints the wtd it was
  * given, unchanged by an MD.
@@ -130,6 +161,8 @@ TEST(replay_line__errors_name_the_line)
 		"fly t=1",				/* unknown event */
 		"ack t=1 rtt=1 ecn=0 bytes",		/* not key=value */
 		"nack t=1 rtt=1 bytes=1 last_hop=2",
+		"lost t=1 bytes=1",			/* lost needs ev= */
+		"lost t=1 bytes=1 ev=1 rtt=1",		/* rtt not a lost field */
 	};
 	static struct replay r;
 	unsigned int i;

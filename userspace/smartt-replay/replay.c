@@ -333,8 +333,10 @@ static void replay_rules(FILE *out, u32 rules, const char *const *names,
 	}
 }
 
-enum { EV_ACK, EV_NACK, EV_TIMEOUT, EV_SEND };
-static const char *const ev_names[] = { "ack", "nack", "timeout", "send" };
+enum { EV_ACK, EV_NACK, EV_TIMEOUT, EV_SEND, EV_LOST, EV_COUNT };
+static const char *const ev_names[EV_COUNT] = {
+	"ack", "nack", "timeout", "send", "lost",
+};
 
 /* key=value fields of one line; a bit per key says it was given. */
 enum { F_T, F_RTT, F_ECN, F_BYTES, F_EV, F_LAST_HOP, F_COUNT };
@@ -348,6 +350,7 @@ static const u32 ev_required[] = {
 	[EV_NACK] = 1 << F_T | 1 << F_RTT | 1 << F_BYTES,
 	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES,
 	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
+	[EV_LOST] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
 };
 
 static const u32 ev_allowed[] = {
@@ -355,6 +358,7 @@ static const u32 ev_allowed[] = {
 	[EV_NACK] = 1 << F_T | 1 << F_RTT | 1 << F_BYTES | 1 << F_EV | 1 << F_LAST_HOP,
 	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
 	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
+	[EV_LOST] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
 };
 
 static u32 replay_paths(const struct replay *r)
@@ -385,10 +389,10 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 	tok = strtok_r(line, " \t\r\n", &save);
 	if (!tok)
 		return 0;
-	for (ev = 0; ev <= EV_SEND; ev++)
+	for (ev = 0; ev < EV_COUNT; ev++)
 		if (!strcmp(tok, ev_names[ev]))
 			break;
-	if (ev > EV_SEND)
+	if (ev == EV_COUNT)
 		return replay_fail(r, "line %lu: unknown event '%s'", lineno, tok);
 	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
 		char *eq = strchr(tok, '=');
@@ -448,7 +452,9 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			.now = f[F_T], .rtt = (u32)f[F_RTT], .bytes = (u32)f[F_BYTES],
 			.in_flight = r->in_flight, .ecn = f[F_ECN],
 		};
-		if (r->algo == REPLAY_ALGO_STRACK) {
+		if (ev == EV_LOST) {
+			/* found by SACK/out-of-order/probe: the cores are not told */
+		} else if (r->algo == REPLAY_ALGO_STRACK) {
 			if (ev == EV_ACK)
 				rules = strack_on_ack(&r->ts, &r->tp, e.now, e.rtt, e.ecn,
 						      e.bytes);
@@ -463,6 +469,8 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			fb = f[F_ECN] ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
 		else if (ev == EV_NACK)
 			fb = f[F_LAST_HOP] ? SMARTT_FB_GOOD : SMARTT_FB_NACK;
+		else if (ev == EV_LOST)
+			fb = SMARTT_FB_LOST;
 		else
 			fb = SMARTT_FB_TIMEOUT;
 		/* a timeout without ev= blames entropy 0, like the reference */
@@ -536,6 +544,7 @@ static void help(const char *algo)
 	       "  ack     t=<ns> rtt=<ns> ecn=<0|1> bytes=<newly acked> [ev=<entropy>]\n"
 	       "  nack    t=<ns> rtt=<ns> bytes=<packet> [ev=<entropy>] [last_hop=<0|1>]\n"
 	       "  timeout t=<ns> bytes=<packet> [ev=<entropy>]\n"
+	       "  lost    t=<ns> bytes=<packet> ev=<entropy>\n"
 	       "  send    t=<ns> bytes=<packet>\n");
 	printf("\nstate: cwnd (bytes, 0 = maxwnd), in_flight (bytes, default cwnd),\n"
 	       "       avg_delay (ns), wtd (fraction; smartt profiles)\n");
