@@ -48,7 +48,7 @@ TEST(parse_ppm__exact_decimals)
 	EXPECT_EQ(1500000ULL, v);
 	ASSERT_EQ(0, parse_ppm("2", &v));
 	EXPECT_EQ(2000000ULL, v);
-	EXPECT_EQ(-1, parse_ppm("0.1234567", &v));	/* would need rounding */
+	EXPECT_EQ(-2, parse_ppm("0.1234567", &v));	/* would need rounding */
 	EXPECT_EQ(-1, parse_ppm(".5", &v));
 	EXPECT_EQ(-1, parse_ppm("1.", &v));
 	EXPECT_EQ(-1, parse_ppm("-1", &v));

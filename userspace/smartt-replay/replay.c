@@ -8,10 +8,15 @@
  * very same code.
  */
 #include <errno.h>
+#include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "algo/smartt.h"
 #include "algo/strack.h"
@@ -71,7 +76,11 @@ static int parse_u64(const char *s, u64 *v)
 	return 0;
 }
 
-/* Decimal fraction to ppm: "0.0125" -> 12500; at most 6 decimals, exact. */
+/*
+ * Decimal fraction to ppm: "0.0125" -> 12500; at most 6 decimals, exact.
+ * Returns -1 if @s is not a decimal number, -2 if it has more decimals than
+ * a millionth can hold.
+ */
 static int parse_ppm(const char *s, u64 *v)
 {
 	char ip[32];
@@ -94,12 +103,15 @@ static int parse_ppm(const char *s, u64 *v)
 	if (parse_u64(ip, &i) || i > U32_MAX)
 		return -1;
 	for (dot++; *dot; dot++, d++) {
-		if (*dot < '0' || *dot > '9' || d >= 6)
+		if (*dot < '0' || *dot > '9')
 			return -1;
-		f = f * 10 + (u64)(*dot - '0');
+		if (d < 6)
+			f = f * 10 + (u64)(*dot - '0');
 	}
 	if (!d)
 		return -1;
+	if (d > 6)
+		return -2;
 	for (; d < 6; d++)
 		f *= 10;
 	*v = i * SMARTT_PPM + f;
@@ -117,6 +129,9 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 		if (idx >= 0) {
 			const struct strack_knob_desc *t = &strack_knob_descs[idx];
 
+			if (t->frac && parse_ppm(val, &v) == -2)
+				return replay_fail(r, "--set %s=%s: at most 6 decimals (the knob counts millionths)",
+						   key, val);
 			if ((t->frac ? parse_ppm(val, &v) : parse_u64(val, &v)) ||
 			    v < t->min || v > t->max)
 				return replay_fail(r, "--set %s=%s: want %s in [%u, %u]%s",
@@ -152,6 +167,9 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 		}
 	}
 	if (d) {
+		if (d->frac && parse_ppm(val, &v) == -2)
+			return replay_fail(r, "--set %s=%s: at most 6 decimals (the knob counts millionths)",
+					   key, val);
 		if ((d->frac ? parse_ppm(val, &v) : parse_u64(val, &v)) ||
 		    v < d->min || v > d->max) {
 			if (d->frac)
@@ -181,6 +199,8 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 		return 0;
 	}
 	if (!strcmp(key, "wtd") && r->algo != REPLAY_ALGO_STRACK) {
+		if (parse_ppm(val, &v) == -2)
+			return replay_fail(r, "--set wtd=%s: at most 6 decimals", val);
 		if (parse_ppm(val, &v) || v > SMARTT_PPM)
 			return replay_fail(r, "--set wtd=%s: want a fraction in [0, 1]", val);
 		r->wtd = (u32)v;
@@ -525,13 +545,20 @@ static void print_knob(const char *name, u32 v, bool frac, const char *unit)
 		printf("  %-16s %u %s\n", name, v, unit);
 }
 
+#ifndef SMARTT_VERSION
+#define SMARTT_VERSION "unknown"
+#endif
+
+#define PROG "smartt-replay"
+
 static void replay_usage(FILE *o)
 {
 	fprintf(o,
 		"usage: smartt-replay --algo {smartt-2024|smartt|nscc|strack}\n"
 		"                     [--lb {reps|reps-single|strack-bitmap|oblivious|ecmp}]\n"
-		"                     [--set KEY=VALUE]... [TRACE|-]\n"
-		"       smartt-replay --help [--algo ALGO]   (knobs and their defaults)\n");
+		"                     [--set KEY=VALUE]... [--plot FILE.png] [TRACE|-]\n"
+		"       smartt-replay --help [--algo ALGO]   (knobs and their defaults)\n"
+		"       smartt-replay --version\n");
 }
 
 static void help(const char *algo)
@@ -540,6 +567,16 @@ static void help(const char *algo)
 	int a = algo ? smartt_profile_by_name(algo) : SMARTT_PROFILE_SMARTT;
 
 	replay_usage(stdout);
+	printf("\noptions:\n"
+	       "  -a, --algo ALGO     the core: smartt-2024, smartt, nscc or strack (required)\n"
+	       "  -l, --lb LB         path selector (default: reps-single for smartt-2024,\n"
+	       "                      strack-bitmap for strack, reps otherwise)\n"
+	       "  -s, --set KEY=VAL   a knob or initial state (below); repeatable\n"
+	       "  -p, --plot FILE     also draw cwnd, in_flight and avg_delay over time into\n"
+	       "                      FILE (PNG, matplotlib); the CSV still goes to stdout\n"
+	       "  -h, --help          this help (with --algo: that core's knobs)\n"
+	       "  -V, --version       print the version\n"
+	       "TRACE is a file of events, or - (the default) for standard input.\n");
 	printf("\ntrace lines:\n"
 	       "  ack     t=<ns> rtt=<ns> ecn=<0|1> bytes=<newly acked> [ev=<entropy>]\n"
 	       "  nack    t=<ns> rtt=<ns> bytes=<packet> [ev=<entropy>] [last_hop=<0|1>]\n"
@@ -568,86 +605,220 @@ static void help(const char *algo)
 		print_knob(smartt_lb_knob_descs[i].name,
 			   smartt_lb_knob_get(&smartt_lb_defaults, i), false,
 			   smartt_lb_knob_descs[i].unit);
+	printf("\nexit status: 0 ok, 1 a bad trace line or an I/O error, 2 bad options or knobs\n");
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, PROG ": ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/*
+ * The plot: a small matplotlib program run by Debian's python3 (which
+ * `make deps` gives python3-matplotlib), reading the CSV on stdin.
+ */
+static const char plot_py[] =
+"import csv, sys\n"
+"try:\n"
+"    import matplotlib\n"
+"    matplotlib.use('Agg')\n"
+"    import matplotlib.pyplot as plt\n"
+"except ImportError:\n"
+"    sys.exit('smartt-replay: --plot needs matplotlib: make deps (python3-matplotlib)')\n"
+"path, title = sys.argv[1], sys.argv[2]\n"
+"rows = list(csv.DictReader(sys.stdin))\n"
+"t = [int(r['t']) / 1e3 for r in rows]\n"
+"fig, (a, b) = plt.subplots(2, 1, sharex=True, figsize=(9, 6))\n"
+"a.step(t, [int(r['cwnd']) / 1e3 for r in rows], where='post', label='cwnd')\n"
+"a.step(t, [int(r['in_flight']) / 1e3 for r in rows], where='post', label='in_flight')\n"
+"for ev, m, c in (('nack', 'v', 'tab:red'), ('timeout', 'x', 'black'), ('lost', 'o', 'tab:purple')):\n"
+"    xs = [ti for ti, r in zip(t, rows) if r['event'] == ev]\n"
+"    if xs:\n"
+"        a.plot(xs, [int(r['cwnd']) / 1e3 for r in rows if r['event'] == ev], m, color=c, label=ev)\n"
+"a.set_ylabel('KB')\n"
+"a.legend(loc='best')\n"
+"a.grid(True, alpha=0.3)\n"
+"a.set_title(title)\n"
+"b.step(t, [float(r['avg_delay']) / 1e3 for r in rows], where='post', label='avg_delay')\n"
+"b.step(t, [int(r['base_rtt']) / 1e3 for r in rows], where='post', label='base_rtt')\n"
+"b.set_ylabel('us')\n"
+"b.set_xlabel('t (us)')\n"
+"b.legend(loc='best')\n"
+"b.grid(True, alpha=0.3)\n"
+"fig.tight_layout()\n"
+"try:\n"
+"    fig.savefig(path)\n"
+"except (OSError, ValueError) as e:\n"
+"    sys.exit('smartt-replay: --plot %s: %s' % (path, getattr(e, 'strerror', None) or e))\n";
+
+/* Feed the CSV in @csv to the plot program; 0 or the exit status to return. */
+static int plot(FILE *csv, const char *path, const char *title)
+{
+	const char *py = getenv("SMARTT_PYTHON");
+	int pfd[2], status;
+	char buf[65536];
+	size_t n;
+	pid_t pid;
+
+	if (!py || !*py)
+		py = access("/usr/bin/python3", X_OK) ? "python3" : "/usr/bin/python3";
+	fflush(NULL);
+	if (pipe(pfd) || (pid = fork()) < 0) {
+		fprintf(stderr, PROG ": --plot: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!pid) {
+		close(pfd[1]);
+		if (dup2(pfd[0], 0) < 0)
+			_exit(1);
+		execlp(py, py, "-c", plot_py, path, title, (char *)NULL);
+		fprintf(stderr, PROG ": --plot: cannot run %s: %s (make deps)\n", py,
+			strerror(errno));
+		_exit(1);
+	}
+	close(pfd[0]);
+	signal(SIGPIPE, SIG_IGN);
+	rewind(csv);
+	while ((n = fread(buf, 1, sizeof(buf), csv)) > 0)
+		if (write(pfd[1], buf, n) != (ssize_t)n)
+			break;
+	close(pfd[1]);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+		return 1;
+	return 0;
+}
+
+/* Copy @f (rewound) to stdout. */
+static void copy_out(FILE *f)
+{
+	char buf[65536];
+	size_t n;
+
+	rewind(f);
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		fwrite(buf, 1, n, stdout);
 }
 
 int main(int argc, char **argv)
 {
-	const char *algo = NULL, *lb = NULL, *path = NULL, *sets[REPLAY_MAX_SETS];
+	static const struct option lo[] = {
+		{ "algo", required_argument, NULL, 'a' },
+		{ "lb", required_argument, NULL, 'l' },
+		{ "set", required_argument, NULL, 's' },
+		{ "plot", required_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *algo = NULL, *lb = NULL, *path = NULL, *plot_path = NULL;
+	const char *sets[REPLAY_MAX_SETS];
 	static struct replay r;
 	unsigned long lineno = 0;
-	int nsets = 0, i, want_help = 0;
-	char line[4096];
-	FILE *in;
+	int nsets = 0, i, c, want_help = 0;
+	char line[4096], title[128];
+	FILE *in, *out = stdout;
 
-	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			want_help = 1;
-		} else if (!strcmp(argv[i], "--algo") && i + 1 < argc) {
-			algo = argv[++i];
-		} else if (!strcmp(argv[i], "--lb") && i + 1 < argc) {
-			lb = argv[++i];
-		} else if (!strcmp(argv[i], "--set") && i + 1 < argc) {
-			if (nsets == REPLAY_MAX_SETS) {
-				fprintf(stderr, "smartt-replay: too many --set\n");
-				return 2;
-			}
-			sets[nsets++] = argv[++i];
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "smartt-replay: unknown or incomplete option %s\n",
-				argv[i]);
-			replay_usage(stderr);
-			return 2;
-		} else if (!path) {
-			path = argv[i];
-		} else {
-			fprintf(stderr, "smartt-replay: more than one trace given\n");
-			return 2;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":a:l:s:p:hV", lo, NULL)) != -1) {
+		switch (c) {
+		case 'a': algo = optarg; break;
+		case 'l': lb = optarg; break;
+		case 's':
+			if (nsets == REPLAY_MAX_SETS)
+				return usage_error("more than %d --set options", REPLAY_MAX_SETS);
+			sets[nsets++] = optarg;
+			break;
+		case 'p': plot_path = optarg; break;
+		case 'h': want_help = 1; break;
+		case 'V':
+			printf(PROG " %s\n", SMARTT_VERSION);
+			return 0;
+		case ':':
+			return usage_error("%s needs a value (see --help)", argv[optind - 1]);
+		default:
+			if (optopt)
+				return usage_error("unknown option -%c (see --help)", optopt);
+			return usage_error("unknown option %s (see --help)", argv[optind - 1]);
 		}
+	}
+	for (i = optind; i < argc; i++) {
+		if (path)
+			return usage_error("one TRACE at most (got '%s' and '%s')", path, argv[i]);
+		path = argv[i];
 	}
 	if (want_help) {
 		help(algo);
 		return 0;
 	}
-	if (!algo) {
-		replay_usage(stderr);
-		return 2;
-	}
-	if (replay_init(&r, algo, lb, stdout)) {
-		fprintf(stderr, "smartt-replay: %s\n", r.err);
-		return 2;
-	}
-	for (i = 0; i < nsets; i++)
-		if (replay_set(&r, sets[i])) {
-			fprintf(stderr, "smartt-replay: %s\n", r.err);
-			return 2;
+	if (!algo)
+		return usage_error("--algo is required: smartt-2024, smartt, nscc or strack (see --help)");
+	if (plot_path && !*plot_path)
+		return usage_error("--plot needs a file name, e.g. --plot cwnd.png");
+	if (plot_path) {
+		out = tmpfile();
+		if (!out) {
+			fprintf(stderr, PROG ": --plot: temporary file: %s\n", strerror(errno));
+			return 1;
 		}
+	}
+	if (replay_init(&r, algo, lb, out))
+		return usage_error("%s", r.err);
+	for (i = 0; i < nsets; i++)
+		if (replay_set(&r, sets[i]))
+			return usage_error("%s", r.err);
 	if (!path || !strcmp(path, "-")) {
+		path = "standard input";
 		in = stdin;
 	} else {
+		struct stat sb;
+
 		in = fopen(path, "r");
-		if (!in) {
-			fprintf(stderr, "smartt-replay: %s: %s\n", path, strerror(errno));
-			return 2;
+		if (in && !fstat(fileno(in), &sb) && S_ISDIR(sb.st_mode))
+			errno = EISDIR;
+		else if (in)
+			errno = 0;
+		if (!in || errno) {
+			fprintf(stderr, PROG ": %s: %s (want a trace file, or - for standard input)\n",
+				path, strerror(errno));
+			return 1;
 		}
 	}
-	if (replay_start(&r)) {
-		fprintf(stderr, "smartt-replay: %s\n", r.err);
-		return 2;
-	}
+	if (replay_start(&r))
+		return usage_error("%s", r.err);
 	while (fgets(line, sizeof(line), in)) {
 		lineno++;
 		if (!strchr(line, '\n') && !feof(in)) {
-			fprintf(stderr, "smartt-replay: line %lu: longer than %zu bytes\n",
+			fprintf(stderr, PROG ": line %lu: longer than %zu bytes\n",
 				lineno, sizeof(line) - 2);
 			return 1;
 		}
 		if (replay_line(&r, line, lineno)) {
-			fprintf(stderr, "smartt-replay: %s\n", r.err);
+			fprintf(stderr, PROG ": %s\n", r.err);
 			return 1;
 		}
 	}
 	if (ferror(in)) {
-		fprintf(stderr, "smartt-replay: read error\n");
+		fprintf(stderr, PROG ": %s: %s (want a trace file, or - for standard input)\n",
+			path, strerror(errno));
+		return 1;
+	}
+	if (plot_path) {
+		copy_out(out);
+		snprintf(title, sizeof(title), "smartt-replay --algo %s%s%s", algo,
+			 lb ? " --lb " : "", lb ? lb : "");
+		if (plot(out, plot_path, title))
+			return 1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, PROG ": standard output: %s\n", strerror(errno));
 		return 1;
 	}
 	return 0;
