@@ -32,11 +32,24 @@
 #elif defined(__bpf__)
 
 /* BPF programs include vmlinux.h (or linux/types.h) before this file. */
+#ifndef U8_MAX
+#define U8_MAX		((u8)~0U)
+#endif
+#ifndef U16_MAX
+#define U16_MAX		((u16)~0U)
+#endif
 #ifndef U32_MAX
 #define U32_MAX		((u32)~0U)
 #endif
+#ifndef S32_MAX
+#define S32_MAX		((s32)(U32_MAX >> 1))
+#endif
 #ifndef U64_MAX
 #define U64_MAX		((u64)~0ULL)
+#endif
+#ifndef likely
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
 #endif
 #define min_t(type, a, b) ({ type __a = (a); type __b = (b); __a < __b ? __a : __b; })
 #define max_t(type, a, b) ({ type __a = (a); type __b = (b); __a > __b ? __a : __b; })
@@ -45,13 +58,23 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #endif
 /*
- * No static_assert() here: only the header-only selectors and fixed.h are
- * meant for BPF; the CC cores' state-size assertions are not.
+ * The cores build into BPF too (the struct_ops congestion controls and
+ * smartt-replay --bpf): compiled with -fvisibility=hidden, their external
+ * functions become static BPF subprograms, verified in their callers'
+ * context.  BPF has no signed 64-bit division before cpu v4: the cores
+ * use none (div64_s64() is deliberately missing here).
  */
-/* bpf_helpers.h spells it __noinline */
-#ifndef noinline
-#define noinline	__noinline
+#ifndef static_assert
+#define static_assert(expr, msg)	extern int smartt_static_assert[(expr) ? 1 : -1]
 #endif
+/*
+ * BPF calls take at most five arguments, and some of the cores' helpers
+ * take six: in BPF every function of the cores is inlined (the BPF
+ * wrappers apply always_inline to the cores' files), so the markers that
+ * keep the C build small have no meaning there.
+ */
+#undef noinline
+#define noinline
 static __always_inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static __always_inline u64 div_u64(u64 a, u32 b) { return a / b; }
 static __always_inline u64 div_u64_rem(u64 a, u32 b, u32 *r)

@@ -24,16 +24,6 @@
 #define CREATE_TRACE_POINTS
 #include "trace_cc.h"
 
-/* Defaults of the net.smartt.tcp_* sysctls (Documentation/sysctl.rst). */
-#define SMARTT_CC_DEF_NETWORK_RTT_US	12
-#define SMARTT_CC_DEF_MSS		1448
-/* Placeholder link rate of the shared parameters in measured mode. */
-#define SMARTT_CC_PLACEHOLDER_MBPS	100000
-#define SMARTT_CC_LINK_MAX_MBPS		10000000U	/* 10 Tb/s */
-#define SMARTT_CC_RTT_MAX_US		1000000U	/* 1 s */
-#define SMARTT_CC_DEF_MIN_CWND		2	/* segments, as tcp_dctcp.c */
-#define SMARTT_CC_MIN_CWND_MAX		1024U	/* segments */
-
 /**
  * struct smartt_cc_net - per-netns state of the congestion-control glue
  * @cfg: current configuration, read under RCU by every ACK
@@ -52,119 +42,18 @@ struct smartt_cc_net {
 
 static unsigned int smartt_cc_net_id __read_mostly;
 
-/* Parse "12", "1.5", "0.0125" into an integer or (frac) ppm. */
-static int smartt_cc_parse_num(const char *s, bool frac, u32 *out)
-{
-	char ip[16];
-	const char *dot = strchr(s, '.');
-	u64 v, f = 0, scale = SMARTT_PPM;
-	size_t n;
-
-	if (!dot) {
-		if (kstrtou64(s, 0, &v))
-			return -EINVAL;
-		if (frac)
-			v *= SMARTT_PPM;
-		if (v > U32_MAX)
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	n = dot - s;
-	if (!frac || n == 0 || n >= sizeof(ip))
-		return -EINVAL;
-	memcpy(ip, s, n);
-	ip[n] = '\0';
-	if (kstrtou64(ip, 10, &v) || v > U32_MAX / SMARTT_PPM)
-		return -EINVAL;
-	for (s = dot + 1; *s; s++) {
-		if (*s < '0' || *s > '9' || scale == 1)
-			return -EINVAL;
-		scale /= 10;
-		f += (*s - '0') * scale;
-	}
-	*out = v * SMARTT_PPM + f;
-	return 0;
-}
-
-/* Apply "name=value ..." to the SMaRTT (@strack false) or STrack knobs. */
-static int smartt_cc_apply_text(const char *text, bool strack, void *knobs)
-{
-	char buf[sizeof_field(struct smartt_cc_vals, smartt_knobs)];
-	char *p = buf, *tok;
-
-	strscpy(buf, text, sizeof(buf));
-	while ((tok = strsep(&p, " \t\n,")) != NULL) {
-		char *val = strchr(tok, '=');
-		bool frac;
-		int i;
-		u32 v;
-
-		if (!*tok)
-			continue;
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
-		i = strack ? strack_knob_find(tok) : smartt_knob_find(tok);
-		if (i < 0)
-			return -EINVAL;
-		frac = strack ? strack_knob_descs[i].frac : smartt_knob_descs[i].frac;
-		if (smartt_cc_parse_num(val, frac, &v))
-			return -EINVAL;
-		if (strack)
-			strack_knob_set(knobs, i, v);
-		else
-			smartt_knob_set(knobs, i, v);
-	}
-	return 0;
-}
-
 /* Build a configuration from sysctl values; ERR_PTR(-EINVAL) if invalid. */
 static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 {
-	struct smartt_cc_cfg *cfg;
-	struct smartt_knobs sk;
-	struct strack_knobs tk;
-	u32 link = v->link_mbps ? v->link_mbps : SMARTT_CC_PLACEHOLDER_MBPS;
-	int err = -EINVAL;
+	struct smartt_cc_cfg *cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 
-	if (v->profile >= SMARTT_PROFILE_COUNT || v->start > SMARTT_CC_START_BDP ||
-	    v->link_mbps > SMARTT_CC_LINK_MAX_MBPS ||
-	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
-	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US ||
-	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX)
-		return ERR_PTR(-EINVAL);
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
 	if (!cfg)
 		return ERR_PTR(-ENOMEM);
-
-	sk = smartt_profiles[v->profile];
-	sk.mtu = v->mss;
-	sk.link_mbps = link;
-	sk.base_rtt = v->base_rtt_us * NSEC_PER_USEC;
-	sk.learn_base_rtt = !v->base_rtt_us;
-	sk.network_rtt = v->network_rtt_us * NSEC_PER_USEC;
-	sk.trimming = 0;	/* TCP has no trimming: loss plays its role */
-	tk = strack_defaults;
-	tk.mtu = v->mss;
-	tk.link_mbps = link;
-	tk.base_rtt = sk.base_rtt;
-	tk.learn_base_rtt = sk.learn_base_rtt;
-	tk.network_rtt = sk.network_rtt;
-
-	if (smartt_cc_apply_text(v->smartt_knobs, false, &sk) ||
-	    smartt_cc_apply_text(v->strack_knobs, true, &tk))
-		goto fail;
-	if (smartt_params_init(&cfg->sp, &sk) || strack_params_init(&cfg->tp, &tk))
-		goto fail;
-	cfg->link_mbps = v->link_mbps;
-	cfg->base_rtt_ns = v->base_rtt_us * NSEC_PER_USEC;
-	cfg->start = v->start;
-	cfg->min_cwnd = v->min_cwnd;
+	if (smartt_cc_params_build(&cfg->p, v)) {
+		kfree(cfg);
+		return ERR_PTR(-EINVAL);
+	}
 	return cfg;
-fail:
-	kfree(cfg);
-	return ERR_PTR(err);
 }
 
 /**
@@ -200,12 +89,12 @@ const struct smartt_params *smartt_cc_smartt_params(const struct smartt_cc_cfg *
 {
 	struct smartt_knobs k;
 
-	if (cfg->link_mbps || !g->rate_mbps)
-		return &cfg->sp;
-	k = cfg->sp.k;
+	if (cfg->p.link_mbps || !g->rate_mbps)
+		return &cfg->p.sp;
+	k = cfg->p.sp.k;
 	k.link_mbps = g->rate_mbps;
 	if (smartt_params_init(tmp, &k))
-		return &cfg->sp;
+		return &cfg->p.sp;
 	return tmp;
 }
 
@@ -225,12 +114,12 @@ const struct strack_params *smartt_cc_strack_params(const struct smartt_cc_cfg *
 {
 	struct strack_knobs k;
 
-	if (cfg->link_mbps || !g->rate_mbps)
-		return &cfg->tp;
-	k = cfg->tp.k;
+	if (cfg->p.link_mbps || !g->rate_mbps)
+		return &cfg->p.tp;
+	k = cfg->p.tp.k;
 	k.link_mbps = g->rate_mbps;
 	if (strack_params_init(tmp, &k))
-		return &cfg->tp;
+		return &cfg->p.tp;
 	return tmp;
 }
 
@@ -245,11 +134,7 @@ const struct strack_params *smartt_cc_strack_params(const struct smartt_cc_cfg *
  */
 u32 smartt_cc_windowed_min_rtt(const struct sock *sk)
 {
-	u32 us = tcp_min_rtt(tcp_sk(sk));
-
-	if (us == ~0U || !us)
-		return 0;
-	return min_t(u64, (u64)us * NSEC_PER_USEC, SMARTT_RTT_MAX_NS);
+	return smartt_cc_us_to_ns(tcp_min_rtt(tcp_sk(sk)));
 }
 
 /**
@@ -260,29 +145,16 @@ u32 smartt_cc_windowed_min_rtt(const struct sock *sk)
  * @rtt: this ACK's RTT sample, ns (0: none)
  * @base: the core's base RTT, ns
  *
- * The cores learn the minimum of the samples they are given.  The glue
- * adds two things.  The handshake's RTT is only provisional: SYN and
- * SYN-ACK are small, and where serialising one full-size packet is a
- * sizeable part of the RTT (slow emulated links) their RTT is well below
- * any data packet's, so the first data ACK's sample replaces it, up or
- * down.  And once the kernel's windowed minimum (tcp_min_rtt(),
- * net.ipv4.tcp_min_rtt_wlen) has expired a smaller value, the base RTT
- * rises to it.
+ * smartt_cc_base_rtt_next() with the kernel's windowed minimum RTT.
  *
  * Return: the base RTT the core should use from this ACK on, ns.
  */
 u32 smartt_cc_base_rtt(const struct sock *sk, struct smartt_cc_sock *g,
 		       bool learn, u32 rtt, u32 base)
 {
-	if (!learn)
-		return base;
-	if (!g->base_known) {
-		if (!rtt)
-			return base;
-		g->base_known = 1;
-		return max_t(u32, rtt, SMARTT_RTT_MIN_NS);
-	}
-	return max(base, smartt_cc_windowed_min_rtt(sk));
+	return smartt_cc_base_rtt_next(learn, &g->base_known, rtt, base,
+				       learn && g->base_known ?
+				       smartt_cc_windowed_min_rtt(sk) : 0);
 }
 
 /**
@@ -299,8 +171,8 @@ u32 smartt_cc_base_rtt0(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 {
 	u32 rtt;
 
-	if (cfg->base_rtt_ns)
-		return cfg->base_rtt_ns;
+	if (cfg->p.base_rtt_ns)
+		return cfg->p.base_rtt_ns;
 	rtt = smartt_cc_windowed_min_rtt(sk);
 	return rtt ? max_t(u32, rtt, SMARTT_RTT_MIN_NS) : fallback;
 }
@@ -320,9 +192,8 @@ u64 smartt_cc_start_cwnd(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
 
-	if (cfg->start == SMARTT_CC_START_BDP && cfg->link_mbps)
-		return div_u64((u64)link_mbps * base_rtt, 8000);
-	return (u64)tcp_snd_cwnd(tp) * tp->mss_cache;
+	return smartt_cc_start_bytes(&cfg->p, link_mbps, base_rtt,
+				     (u64)tcp_snd_cwnd(tp) * tp->mss_cache);
 }
 
 /**
@@ -346,7 +217,7 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
 	g->rate_mbps = 0;
 	g->base_known = 0;
 	g->ce_state = 0;
-	if (!cfg->link_mbps && rtt_us && rtt_us != ~0U) {
+	if (!cfg->p.link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
 
 		g->rate_mbps = clamp_t(u64, mbps, 1, SMARTT_CC_RATE_MAX);
@@ -381,34 +252,21 @@ u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g)
  * @g: glue state
  * @rs: rate sample of this ACK
  *
- * Used only without a configured link rate.  The cores' BDP is link rate x
- * base RTT; what a flow can measure is its delivery rate, which is cwnd /
- * RTT, not cwnd / base RTT.  So each delivery-rate sample is scaled by
- * srtt / min_rtt: the estimate x base RTT is then the window the flow got
- * delivered per round trip, and the bound (maxwnd x BDP) never shrinks
- * below what the flow achieved when the RTT is inflated by queueing or
- * jitter.  The estimate is the maximum of these samples (app-limited ones
- * can only be lower), in Mbit/s, saturating at %SMARTT_CC_RATE_MAX.
+ * Used only without a configured link rate: the estimate is the maximum
+ * of smartt_cc_rate_sample_mbps() over the flow's rate samples
+ * (app-limited ones can only be lower), in Mbit/s.
  */
 void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 			   const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u32 srtt_us = tp->srtt_us >> 3, min_us = tcp_min_rtt(tp);
-	u64 num, den, mbps;
+	u64 mbps;
 
 	if (rs->delivered <= 0 || rs->interval_us <= 0)
 		return;
-	if (!srtt_us || !min_us || min_us == ~0U || srtt_us < min_us) {
-		srtt_us = 1;
-		min_us = 1;
-	}
-	/* delivered x mss x 8 < 2^50; the product with srtt is checked */
-	num = div_u64((u64)rs->delivered * tp->mss_cache * 8,
-		      (u32)min_t(long, rs->interval_us, U32_MAX));
-	den = min_us;
-	mbps = num > U64_MAX / srtt_us ? U64_MAX : div64_u64(num * srtt_us, den);
-	mbps = min_t(u64, mbps, SMARTT_CC_RATE_MAX);
+	mbps = smartt_cc_rate_sample_mbps(rs->delivered, tp->mss_cache,
+					  min_t(long, rs->interval_us, U32_MAX),
+					  tp->srtt_us >> 3, tcp_min_rtt(tp));
 	if (mbps > g->rate_mbps)
 		g->rate_mbps = mbps;
 }
@@ -421,9 +279,7 @@ void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
  */
 u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
 {
-	if (rs->rtt_us <= 0)
-		return 0;
-	return min_t(u64, (u64)rs->rtt_us * NSEC_PER_USEC, SMARTT_RTT_MAX_NS);
+	return rs->rtt_us > 0 ? smartt_cc_us_to_ns(rs->rtt_us) : 0;
 }
 
 /**
@@ -432,12 +288,8 @@ u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
  * @cfg: configuration
  * @cwnd: the core's window, bytes
  *
- * cwnd / MSS, but at least net.smartt.tcp_min_cwnd segments (default 2)
- * and at most snd_cwnd_clamp.  The cores' lower bound is one packet, as in
- * the papers; TCP needs two: with one segment in flight a Linux receiver
- * holds its ACK for the delayed-ACK timer (at least 40 ms) and the flow
- * sends one segment per 40 ms (tcp_dctcp.c keeps 2 for the same reason,
- * tcp_bbr.c 4).  The core's own window is left as it is.
+ * smartt_cc_pkts() with the socket's MSS and snd_cwnd_clamp.  The core's
+ * own window is left as it is.
  *
  * Return: the window in segments.
  */
@@ -445,10 +297,9 @@ u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 			u64 cwnd)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
-	u64 pkts = div_u64(cwnd, max_t(u32, tp->mss_cache, 1));
 
-	pkts = max_t(u64, pkts, cfg->min_cwnd);
-	return min_t(u64, pkts, max_t(u32, tp->snd_cwnd_clamp, 1));
+	return smartt_cc_pkts(cwnd, tp->mss_cache, cfg->p.min_cwnd,
+			      tp->snd_cwnd_clamp);
 }
 
 /**
@@ -467,16 +318,12 @@ void smartt_cc_apply(struct sock *sk, const struct smartt_cc_cfg *cfg, u64 cwnd,
 		     u32 base_rtt)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 mss = max_t(u32, tp->mss_cache, 1);
 	u32 pkts = smartt_cc_cwnd_pkts(sk, cfg, cwnd);
-	u32 srtt_us = tp->srtt_us >> 3;
 	u64 rate;
 
 	tcp_snd_cwnd_set(tp, pkts);
-	if (!srtt_us)
-		srtt_us = max_t(u32, base_rtt / NSEC_PER_USEC, 1);
-	/* pkts < 2^32, mss < 2^16: x 1.2e6 stays below 2^63 */
-	rate = div_u64((u64)pkts * mss * USEC_PER_SEC * 6 / 5, srtt_us);
+	rate = smartt_cc_pacing_rate(pkts, tp->mss_cache, tp->srtt_us >> 3,
+				     base_rtt);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
 }
@@ -662,16 +509,11 @@ static const struct ctl_table smartt_cc_table_tmpl[] = {
 static int __net_init smartt_cc_net_init(struct net *net)
 {
 	struct smartt_cc_net *cn = net_generic(net, smartt_cc_net_id);
-	struct smartt_cc_vals v = {
-		.profile = SMARTT_PROFILE_SMARTT,
-		.network_rtt_us = SMARTT_CC_DEF_NETWORK_RTT_US,
-		.mss = SMARTT_CC_DEF_MSS,
-		.start = SMARTT_CC_START_IW,
-		.min_cwnd = SMARTT_CC_DEF_MIN_CWND,
-	};
+	struct smartt_cc_vals v;
 	unsigned int i, n = ARRAY_SIZE(smartt_cc_table_tmpl) - 1;
 	int err;
 
+	smartt_cc_vals_default(&v);
 	mutex_init(&cn->lock);
 	mutex_lock(&cn->lock);
 	err = smartt_cc_publish(cn, &v);

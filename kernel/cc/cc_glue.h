@@ -15,10 +15,7 @@
 
 #include "algo/smartt.h"
 #include "algo/strack.h"
-
-/* net.smartt.tcp_start */
-#define SMARTT_CC_START_IW	0	/* kernel initial window (tcp_init_cwnd) */
-#define SMARTT_CC_START_BDP	1	/* line rate: cwnd = BDP, no slow start */
+#include "algo/tcpcc.h"
 
 /* Which congestion control, in tracepoints. */
 #define SMARTT_CC_ALGO_SMARTT	0
@@ -31,71 +28,14 @@
 #define SMARTT_CC_EV_UNDO	3	/* spurious recovery undone */
 #define SMARTT_CC_EV_INIT	4	/* flow started */
 
-/* Largest measured link-rate estimate, Mbit/s: the largest link rate. */
-#define SMARTT_CC_RATE_MAX	10000000U	/* 10 Tb/s */
-
-/**
- * struct smartt_cc_vals - the values of the net.smartt.tcp_* sysctls
- * @profile: SMaRTT profile (enum smartt_profile_id)
- * @link_mbps: link rate, Mbit/s; 0 = measured delivery rate
- * @base_rtt_us: base RTT, us; 0 = learned (windowed minimum)
- * @network_rtt_us: unloaded fabric RTT, us (core network_rtt)
- * @mss: bytes per packet the rules count in (core mtu)
- * @start: SMARTT_CC_START_*
- * @min_cwnd: fewest segments TCP's window may hold
- * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
- * @strack_knobs: "name=value ..." overrides of the STrack core knobs
- */
-struct smartt_cc_vals {
-	u32 profile;
-	u32 link_mbps;
-	u32 base_rtt_us;
-	u32 network_rtt_us;
-	u32 mss;
-	u32 start;
-	u32 min_cwnd;
-	char smartt_knobs[256];
-	char strack_knobs[256];
-};
-
 /**
  * struct smartt_cc_cfg - one immutable configuration, replaced under RCU
  * @rcu: for kfree_rcu()
- * @sp: SMaRTT parameters (link rate 100 Gb/s as a placeholder when measured)
- * @tp: STrack parameters (ditto)
- * @link_mbps: configured link rate, 0 = measured
- * @base_rtt_ns: configured base RTT, 0 = learned
- * @start: SMARTT_CC_START_*
- * @min_cwnd: fewest segments TCP's window may hold
+ * @p: the parameters (algo/tcpcc.h)
  */
 struct smartt_cc_cfg {
 	struct rcu_head rcu;
-	struct smartt_params sp;
-	struct strack_params tp;
-	u32 link_mbps;
-	u32 base_rtt_ns;
-	u32 start;
-	u32 min_cwnd;
-};
-
-/**
- * struct smartt_cc_sock - glue state of one flow, first in the private
- * state of both congestion controls (so that the hooks that need only it
- * are shared: smartt_cc_cwnd_event())
- * @prior_rcv_nxt: receiver: rcv_nxt when the CE state last changed
- * @rate_mbps: measured link-rate estimate (max delivery rate), Mbit/s
- * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
- *	delivers 65536 packets, so 16-bit deltas are exact)
- * @base_known: a data ACK's RTT sample replaced the handshake's base RTT
- * @ce_state: receiver: CE mark of the last data packet (not
- *	TCP_ECN_DEMAND_CWR, which a CWR from the sender clears)
- */
-struct smartt_cc_sock {
-	u32 prior_rcv_nxt;
-	u32 rate_mbps;
-	u16 prior_ce;
-	u8 base_known;
-	u8 ce_state;
+	struct smartt_cc_params p;
 };
 
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);

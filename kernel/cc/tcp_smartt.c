@@ -91,7 +91,7 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 		return;
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
-	if (!cfg->link_mbps)
+	if (!cfg->p.link_mbps)
 		smartt_cc_rate_update(sk, &ca->g, rs);
 	p = smartt_cc_smartt_params(cfg, &ca->g, &tmp);
 	e.rtt = smartt_cc_rtt_sample(rs);

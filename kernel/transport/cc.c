@@ -177,11 +177,11 @@ static int smartt_cc_smartt_cfg(struct sock *sk, int profile, struct smartt_para
 
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
-	k.link_mbps = cfg->sp.k.link_mbps;
-	k.base_rtt = cfg->sp.k.base_rtt;
-	k.network_rtt = cfg->sp.k.network_rtt;
-	k.learn_base_rtt = cfg->sp.k.learn_base_rtt;
-	k.mtu = cfg->sp.k.mtu;
+	k.link_mbps = cfg->p.sp.k.link_mbps;
+	k.base_rtt = cfg->p.sp.k.base_rtt;
+	k.network_rtt = cfg->p.sp.k.network_rtt;
+	k.learn_base_rtt = cfg->p.sp.k.learn_base_rtt;
+	k.mtu = cfg->p.sp.k.mtu;
 	rcu_read_unlock();
 	return smartt_params_init(sp, &k) ? -EINVAL : 0;
 }
@@ -189,7 +189,7 @@ static int smartt_cc_smartt_cfg(struct sock *sk, int profile, struct smartt_para
 static void smartt_cc_strack_cfg(struct sock *sk, struct strack_params *tp)
 {
 	rcu_read_lock();
-	*tp = smartt_cc_cfg_get(sk)->tp;
+	*tp = smartt_cc_cfg_get(sk)->p.tp;
 	rcu_read_unlock();
 }
 

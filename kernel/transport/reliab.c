@@ -133,7 +133,7 @@ static u64 smartt_rel_base(const struct sock *sk, const struct smartt_peer *peer
 	u64 net;
 
 	rcu_read_lock();
-	net = smartt_cc_cfg_get(sk)->tp.k.network_rtt;
+	net = smartt_cc_cfg_get(sk)->p.tp.k.network_rtt;
 	rcu_read_unlock();
 	return max(net, peer->rel.rtt_min);
 }

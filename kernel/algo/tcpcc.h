@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the TCP congestion controls' glue computes that does not depend on
+ * where it runs: the configuration (the net.smartt.tcp_* values, their
+ * ranges and parsing, the core parameters built from them) and the
+ * conversions between TCP's counters and the cores' samples (link-rate
+ * estimate, base RTT, window in segments, pacing rate).
+ *
+ * One implementation for three users: the module's glue (kernel/cc/), the
+ * BPF struct_ops builds (bpf/tcp_*.bpf.c) and smarttctl's loader, which
+ * validates `smarttctl cc set` exactly as the sysctls do.  Pure C like the
+ * rest of kernel/algo/: no struct sock, no allocation, no clock.
+ * Documentation/tcp.rst and Documentation/bpf-cc.rst.
+ */
+#ifndef SMARTT_ALGO_TCPCC_H
+#define SMARTT_ALGO_TCPCC_H
+
+#include "algo_types.h"
+#include "smartt.h"
+#include "strack.h"
+
+/* tcp_start */
+#define SMARTT_CC_START_IW	0	/* kernel initial window (tcp_init_cwnd) */
+#define SMARTT_CC_START_BDP	1	/* line rate: cwnd = BDP, no slow start */
+
+/* Defaults and ranges of the values (Documentation/sysctl.rst). */
+#define SMARTT_CC_DEF_NETWORK_RTT_US	12
+#define SMARTT_CC_DEF_MSS		1448
+#define SMARTT_CC_DEF_MIN_CWND		2	/* segments, as tcp_dctcp.c */
+#define SMARTT_CC_MIN_CWND_MAX		1024U	/* segments */
+#define SMARTT_CC_LINK_MAX_MBPS		10000000U	/* 10 Tb/s */
+#define SMARTT_CC_RTT_MAX_US		1000000U	/* 1 s */
+/* Placeholder link rate of the shared parameters in measured mode. */
+#define SMARTT_CC_PLACEHOLDER_MBPS	100000
+/* Largest measured link-rate estimate, Mbit/s: the largest link rate. */
+#define SMARTT_CC_RATE_MAX		SMARTT_CC_LINK_MAX_MBPS
+/* Length of the knob-override strings, with the NUL. */
+#define SMARTT_CC_KNOBS_LEN		256
+
+/**
+ * struct smartt_cc_vals - the values of the net.smartt.tcp_* sysctls
+ * @profile: SMaRTT profile (enum smartt_profile_id)
+ * @link_mbps: link rate, Mbit/s; 0 = measured delivery rate
+ * @base_rtt_us: base RTT, us; 0 = learned (windowed minimum)
+ * @network_rtt_us: unloaded fabric RTT, us (core network_rtt)
+ * @mss: bytes per packet the rules count in (core mtu)
+ * @start: SMARTT_CC_START_*
+ * @min_cwnd: fewest segments TCP's window may hold
+ * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
+ * @strack_knobs: "name=value ..." overrides of the STrack core knobs
+ */
+struct smartt_cc_vals {
+	u32 profile;
+	u32 link_mbps;
+	u32 base_rtt_us;
+	u32 network_rtt_us;
+	u32 mss;
+	u32 start;
+	u32 min_cwnd;
+	char smartt_knobs[SMARTT_CC_KNOBS_LEN];
+	char strack_knobs[SMARTT_CC_KNOBS_LEN];
+};
+
+/**
+ * struct smartt_cc_params - one configuration, built from the values
+ * @sp: SMaRTT parameters (link rate 100 Gb/s as a placeholder when measured)
+ * @tp: STrack parameters (ditto)
+ * @link_mbps: configured link rate, 0 = measured
+ * @base_rtt_ns: configured base RTT, 0 = learned
+ * @start: SMARTT_CC_START_*
+ * @min_cwnd: fewest segments TCP's window may hold
+ */
+struct smartt_cc_params {
+	struct smartt_params sp;
+	struct strack_params tp;
+	u32 link_mbps;
+	u32 base_rtt_ns;
+	u32 start;
+	u32 min_cwnd;
+};
+
+/**
+ * struct smartt_cc_sock - glue state of one flow, first in the private
+ * state of both congestion controls (so that the hooks that need only it
+ * are shared: smartt_cc_cwnd_event()); the BPF builds keep it in their
+ * socket-local storage
+ * @prior_rcv_nxt: receiver: rcv_nxt when the CE state last changed
+ * @rate_mbps: measured link-rate estimate (max delivery rate), Mbit/s
+ * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
+ *	delivers 65536 packets, so 16-bit deltas are exact)
+ * @base_known: a data ACK's RTT sample replaced the handshake's base RTT
+ * @ce_state: receiver: CE mark of the last data packet (not
+ *	TCP_ECN_DEMAND_CWR, which a CWR from the sender clears)
+ */
+struct smartt_cc_sock {
+	u32 prior_rcv_nxt;
+	u32 rate_mbps;
+	u16 prior_ce;
+	u8 base_known;
+	u8 ce_state;
+};
+
+void smartt_cc_vals_default(struct smartt_cc_vals *v);
+int smartt_cc_parse_num(const char *s, bool frac, u32 *out);
+int smartt_cc_apply_text(const char *text, bool strack, void *knobs);
+int smartt_cc_params_build(struct smartt_cc_params *cp,
+			   const struct smartt_cc_vals *v);
+
+/**
+ * smartt_cc_rate_sample_mbps() - one link-rate sample from a rate sample
+ * @delivered: packets delivered over the sample's interval
+ * @mss: bytes per packet
+ * @interval_us: the sample's interval, us (non-zero)
+ * @srtt_us: smoothed RTT, us
+ * @min_us: windowed minimum RTT, us
+ *
+ * The cores' BDP is link rate x base RTT; what a flow can measure is its
+ * delivery rate, which is cwnd / RTT, not cwnd / base RTT.  So each
+ * delivery-rate sample is scaled by srtt / min_rtt: the estimate x base
+ * RTT is then the window the flow got delivered per round trip, and the
+ * bound (maxwnd x BDP) never shrinks below what the flow achieved when the
+ * RTT is inflated by queueing or jitter.  Without a usable srtt/min_rtt
+ * pair the factor is 1.
+ *
+ * Return: the sample in Mbit/s, at most %SMARTT_CC_RATE_MAX.
+ */
+static inline u64 smartt_cc_rate_sample_mbps(u32 delivered, u32 mss,
+					     u32 interval_us, u32 srtt_us,
+					     u32 min_us)
+{
+	u64 num, prod, mbps;
+
+	if (!srtt_us || !min_us || min_us == U32_MAX || srtt_us < min_us) {
+		srtt_us = 1;
+		min_us = 1;
+	}
+	/* delivered x mss x 8 < 2^51; the product with srtt is checked */
+	num = div_u64((u64)delivered * mss * 8, interval_us);
+	if (smartt_mul_overflow(num, (u64)srtt_us, &prod))
+		mbps = U64_MAX;
+	else
+		mbps = div64_u64(prod, min_us);
+	return min_t(u64, mbps, SMARTT_CC_RATE_MAX);
+}
+
+/**
+ * smartt_cc_base_rtt_next() - the glue's part in learning a base RTT
+ * @learn: the base RTT is learned (not configured)
+ * @base_known: in/out: a data ACK's sample replaced the handshake's RTT
+ * @rtt: this ACK's RTT sample, ns (0: none)
+ * @base: the core's base RTT, ns
+ * @windowed_min: the kernel's windowed minimum RTT, ns (0: none)
+ *
+ * The cores learn the minimum of the samples they are given.  The glue
+ * adds two things.  The handshake's RTT is only provisional: SYN and
+ * SYN-ACK are small, and where serialising one full-size packet is a
+ * sizeable part of the RTT (slow emulated links) their RTT is well below
+ * any data packet's, so the first data ACK's sample replaces it, up or
+ * down.  And once the kernel's windowed minimum (tcp_min_rtt(),
+ * net.ipv4.tcp_min_rtt_wlen) has expired a smaller value, the base RTT
+ * rises to it.
+ *
+ * Return: the base RTT the core should use from this ACK on, ns.
+ */
+static inline u32 smartt_cc_base_rtt_next(bool learn, u8 *base_known, u32 rtt,
+					  u32 base, u32 windowed_min)
+{
+	if (!learn)
+		return base;
+	if (!*base_known) {
+		if (!rtt)
+			return base;
+		*base_known = 1;
+		return max_t(u32, rtt, SMARTT_RTT_MIN_NS);
+	}
+	return max_t(u32, base, windowed_min);
+}
+
+/**
+ * smartt_cc_us_to_ns() - an RTT in us from TCP as the cores' ns
+ * @us: microseconds; 0 and U32_MAX (TCP's "no sample") give 0
+ *
+ * Return: ns, at most %SMARTT_RTT_MAX_NS.
+ */
+static inline u32 smartt_cc_us_to_ns(u32 us)
+{
+	if (!us || us == U32_MAX)
+		return 0;
+	return min_t(u64, (u64)us * 1000, SMARTT_RTT_MAX_NS);
+}
+
+/**
+ * smartt_cc_pkts() - TCP's window for a core window
+ * @cwnd: the core's window, bytes
+ * @mss: TCP's MSS, bytes
+ * @min_cwnd: tcp_min_cwnd, segments
+ * @clamp: snd_cwnd_clamp, segments
+ *
+ * cwnd / MSS, but at least @min_cwnd segments and at most @clamp.  The
+ * cores' lower bound is one packet, as in the papers; TCP needs two: with
+ * one segment in flight a Linux receiver holds its ACK for the delayed-ACK
+ * timer (at least 40 ms) and the flow sends one segment per 40 ms
+ * (tcp_dctcp.c keeps 2 for the same reason, tcp_bbr.c 4).
+ *
+ * Return: the window in segments.
+ */
+static inline u32 smartt_cc_pkts(u64 cwnd, u32 mss, u32 min_cwnd, u32 clamp)
+{
+	u64 pkts = div_u64(cwnd, max_t(u32, mss, 1));
+
+	pkts = max_t(u64, pkts, min_cwnd);
+	return min_t(u64, pkts, max_t(u32, clamp, 1));
+}
+
+/**
+ * smartt_cc_pacing_rate() - the pacing rate for a window
+ * @pkts: window, segments
+ * @mss: bytes per segment
+ * @srtt_us: smoothed RTT, us (0: none yet)
+ * @base_rtt: the flow's base RTT, ns (used while there is no srtt)
+ *
+ * 1.2 x pkts x MSS / srtt: TCP's congestion-avoidance ratio.
+ *
+ * Return: bytes per second.
+ */
+static inline u64 smartt_cc_pacing_rate(u32 pkts, u32 mss, u32 srtt_us,
+					u32 base_rtt)
+{
+	if (!srtt_us)
+		srtt_us = max_t(u32, base_rtt / 1000, 1);
+	/* pkts < 2^32, mss < 2^16: x 1.2e6 stays below 2^63 */
+	return div_u64((u64)pkts * max_t(u32, mss, 1) * 1000000 * 6 / 5, srtt_us);
+}
+
+/**
+ * smartt_cc_start_bytes() - initial window of a flow
+ * @cp: configuration
+ * @link_mbps: link rate the flow's parameters use
+ * @base_rtt: the flow's initial base RTT, ns
+ * @iw_bytes: TCP's initial window x MSS
+ *
+ * Return: link rate x base RTT (one BDP) with tcp_start = 1 and a
+ * configured link rate; @iw_bytes otherwise.
+ */
+static inline u64 smartt_cc_start_bytes(const struct smartt_cc_params *cp,
+					u32 link_mbps, u32 base_rtt, u64 iw_bytes)
+{
+	if (cp->start == SMARTT_CC_START_BDP && cp->link_mbps)
+		return div_u64((u64)link_mbps * base_rtt, 8000);
+	return iw_bytes;
+}
+
+#endif /* SMARTT_ALGO_TCPCC_H */

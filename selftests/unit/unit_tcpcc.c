@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for kernel/algo/tcpcc.c: the TCP congestion controls'
+ * configuration, shared by the module's sysctls and `smarttctl cc set`.
+ */
+#include "kselftest_harness.h"
+
+#include <string.h>
+
+#include "algo/tcpcc.h"
+
+struct num_case {
+	const char *s;
+	bool frac;
+	int err;
+	u32 v;
+};
+
+static const struct num_case num_cases[] = {
+	{ "12", false, 0, 12 },
+	{ "12\n", false, 0, 12 },
+	{ "+7", false, 0, 7 },
+	{ "0x10", false, 0, 16 },
+	{ "010", false, 0, 8 },
+	{ "0", false, 0, 0 },
+	{ "4294967295", false, 0, U32_MAX },
+	{ "4294967296", false, SMARTT_EINVAL, 0 },
+	{ "18446744073709551616", false, SMARTT_EINVAL, 0 },
+	{ "1.5", false, SMARTT_EINVAL, 0 },
+	{ "", false, SMARTT_EINVAL, 0 },
+	{ "+", false, SMARTT_EINVAL, 0 },
+	{ "0x", false, SMARTT_EINVAL, 0 },
+	{ "09", false, SMARTT_EINVAL, 0 },
+	{ "-1", false, SMARTT_EINVAL, 0 },
+	{ "1 2", false, SMARTT_EINVAL, 0 },
+	{ "1.5", true, 0, 1500000 },
+	{ "0.0125", true, 0, 12500 },
+	{ "2", true, 0, 2000000 },
+	{ "4294", true, 0, 4294000000U },
+	{ "4295", true, SMARTT_EINVAL, 0 },
+	{ "0.123456", true, 0, 123456 },
+	{ "0.1234567", true, SMARTT_EINVAL, 0 },
+	{ ".5", true, SMARTT_EINVAL, 0 },
+	{ "1.", true, 0, 1000000 },
+	{ "1.2.3", true, SMARTT_EINVAL, 0 },
+	{ "1.x", true, SMARTT_EINVAL, 0 },
+	{ "18446744073709551615", true, SMARTT_EINVAL, 0 },
+};
+
+TEST(smartt_cc_parse_num__cases)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(num_cases) / sizeof(num_cases[0]); i++) {
+		const struct num_case *c = &num_cases[i];
+		u32 v = 0xdeadbeef;
+		int err = smartt_cc_parse_num(c->s, c->frac, &v);
+
+		EXPECT_EQ(c->err, err) TH_LOG("\"%s\" frac=%d", c->s, c->frac);
+		if (!c->err) {
+			EXPECT_EQ(c->v, v) TH_LOG("\"%s\" frac=%d", c->s, c->frac);
+		} else {
+			EXPECT_EQ(0xdeadbeef, v) TH_LOG("\"%s\" changed the output", c->s);
+		}
+	}
+}
+
+TEST(smartt_cc_apply_text__sets_knobs)
+{
+	struct smartt_knobs k = smartt_profiles[SMARTT_PROFILE_SMARTT];
+	struct strack_knobs t = strack_defaults;
+
+	ASSERT_EQ(0, smartt_cc_apply_text("trtt=2 fi=0.5,trtt_abs=1\tmtu=9000", false, &k));
+	EXPECT_EQ(2000000U, k.trtt);
+	EXPECT_EQ(500000U, k.fi);
+	EXPECT_EQ(1U, k.trtt_abs);
+	EXPECT_EQ(9000U, k.mtu);
+	ASSERT_EQ(0, smartt_cc_apply_text("  beta=1 ", true, &t));
+	EXPECT_EQ(1000000U, t.beta);
+	ASSERT_EQ(0, smartt_cc_apply_text("", true, &t));
+}
+
+TEST(smartt_cc_apply_text__rejects)
+{
+	struct smartt_knobs k = smartt_profiles[SMARTT_PROFILE_SMARTT];
+
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("trtt", false, &k));
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("nosuch=1", false, &k));
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("beta=1", false, &k));
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("mtu=1.5", false, &k));
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("fi=", false, &k));
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_apply_text("=1", false, &k));
+}
+
+/* A string that fills the whole buffer: nothing is read past it. */
+TEST(smartt_cc_apply_text__bounded)
+{
+	struct smartt_knobs k = smartt_profiles[SMARTT_PROFILE_SMARTT];
+	char text[SMARTT_CC_KNOBS_LEN + 8];
+
+	memset(text, ' ', sizeof(text));
+	memcpy(text + SMARTT_CC_KNOBS_LEN - 5, "fi=19999", 8);
+	text[sizeof(text) - 1] = '\0';
+	/* the 255 characters read end after "fi=1" */
+	ASSERT_EQ(0, smartt_cc_apply_text(text, false, &k));
+	EXPECT_EQ(1000000U, k.fi);
+}
+
+TEST(smartt_cc_params_build__defaults)
+{
+	struct smartt_cc_params cp;
+	struct smartt_cc_vals v;
+
+	smartt_cc_vals_default(&v);
+	ASSERT_EQ(0, smartt_cc_params_build(&cp, &v));
+	EXPECT_EQ((u32)SMARTT_RULES_RTT, cp.sp.k.rules);
+	EXPECT_EQ(1448U, cp.sp.k.mtu);
+	EXPECT_EQ(1448U, cp.tp.k.mtu);
+	EXPECT_EQ((u32)SMARTT_CC_PLACEHOLDER_MBPS, cp.sp.k.link_mbps);
+	EXPECT_EQ(12000U, cp.sp.k.network_rtt);
+	EXPECT_EQ(1U, cp.sp.k.learn_base_rtt);
+	EXPECT_EQ(0U, cp.sp.k.trimming);
+	EXPECT_EQ(0U, cp.link_mbps);
+	EXPECT_EQ(0U, cp.base_rtt_ns);
+	EXPECT_EQ(2U, cp.min_cwnd);
+}
+
+TEST(smartt_cc_params_build__values)
+{
+	struct smartt_cc_params cp;
+	struct smartt_cc_vals v;
+
+	smartt_cc_vals_default(&v);
+	v.profile = SMARTT_PROFILE_2024;
+	v.link_mbps = 1000;
+	v.base_rtt_us = 100;
+	v.start = SMARTT_CC_START_BDP;
+	strcpy(v.smartt_knobs, "fi=1");
+	strcpy(v.strack_knobs, "beta=2");
+	ASSERT_EQ(0, smartt_cc_params_build(&cp, &v));
+	EXPECT_EQ((u32)SMARTT_RULES_2024, cp.sp.k.rules);
+	EXPECT_EQ(1000U, cp.sp.k.link_mbps);
+	EXPECT_EQ(100000U, cp.sp.k.base_rtt);
+	EXPECT_EQ(0U, cp.sp.k.learn_base_rtt);
+	EXPECT_EQ(1000000U, cp.sp.k.fi);
+	EXPECT_EQ(2000000U, cp.tp.k.beta);
+	EXPECT_EQ(1000U, cp.link_mbps);
+	EXPECT_EQ(100000U, cp.base_rtt_ns);
+	EXPECT_EQ((u32)SMARTT_CC_START_BDP, cp.start);
+}
+
+TEST(smartt_cc_params_build__rejects)
+{
+	struct smartt_cc_params cp;
+	struct smartt_cc_vals v;
+
+#define REJECT(field, val) do {					\
+		smartt_cc_vals_default(&v);				\
+		v.field = (val);					\
+		EXPECT_EQ(SMARTT_EINVAL, smartt_cc_params_build(&cp, &v)) \
+			TH_LOG(#field " = " #val);			\
+	} while (0)
+	REJECT(profile, SMARTT_PROFILE_COUNT);
+	REJECT(start, 2);
+	REJECT(link_mbps, SMARTT_CC_LINK_MAX_MBPS + 1);
+	REJECT(base_rtt_us, SMARTT_CC_RTT_MAX_US + 1);
+	REJECT(network_rtt_us, 0);
+	REJECT(network_rtt_us, SMARTT_CC_RTT_MAX_US + 1);
+	REJECT(min_cwnd, 0);
+	REJECT(min_cwnd, SMARTT_CC_MIN_CWND_MAX + 1);
+	REJECT(mss, 10);
+#undef REJECT
+	smartt_cc_vals_default(&v);
+	strcpy(v.smartt_knobs, "trtt=1");	/* below its range */
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_params_build(&cp, &v));
+	smartt_cc_vals_default(&v);
+	strcpy(v.strack_knobs, "nosuch=1");
+	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_params_build(&cp, &v));
+}
+
+TEST(smartt_cc_pkts__bounds)
+{
+	EXPECT_EQ(2U, smartt_cc_pkts(1, 1448, 2, 1000));
+	EXPECT_EQ(10U, smartt_cc_pkts(14480, 1448, 2, 1000));
+	EXPECT_EQ(1000U, smartt_cc_pkts(1ULL << 40, 1448, 2, 1000));
+	EXPECT_EQ(1U, smartt_cc_pkts(0, 0, 2, 0));
+}
+
+TEST(smartt_cc_rate_sample_mbps__scales)
+{
+	/* 100 packets of 1250 bytes in 1000 us = 1000 Mbit/s */
+	EXPECT_EQ(1000U, smartt_cc_rate_sample_mbps(100, 1250, 1000, 0, 0));
+	/* srtt twice the minimum: the estimate doubles */
+	EXPECT_EQ(2000U, smartt_cc_rate_sample_mbps(100, 1250, 1000, 200, 100));
+	/* srtt below the minimum (stale): factor 1 */
+	EXPECT_EQ(1000U, smartt_cc_rate_sample_mbps(100, 1250, 1000, 50, 100));
+	/* saturates at the largest link rate */
+	EXPECT_EQ((u64)SMARTT_CC_RATE_MAX,
+		  smartt_cc_rate_sample_mbps(U32_MAX, 65535, 1, U32_MAX - 1, 1));
+}
+
+TEST(smartt_cc_base_rtt_next__rules)
+{
+	u8 known = 0;
+
+	EXPECT_EQ(5000U, smartt_cc_base_rtt_next(false, &known, 1000, 5000, 0));
+	EXPECT_EQ(0U, known);
+	EXPECT_EQ(5000U, smartt_cc_base_rtt_next(true, &known, 0, 5000, 0));
+	EXPECT_EQ(0U, known);
+	/* the first data sample replaces the handshake's, up or down */
+	EXPECT_EQ(9000U, smartt_cc_base_rtt_next(true, &known, 9000, 5000, 0));
+	EXPECT_EQ(1U, known);
+	/* then only the windowed minimum moves it, and only up */
+	EXPECT_EQ(9000U, smartt_cc_base_rtt_next(true, &known, 100, 9000, 8000));
+	EXPECT_EQ(9500U, smartt_cc_base_rtt_next(true, &known, 100, 9000, 9500));
+	known = 0;
+	EXPECT_EQ((u32)SMARTT_RTT_MIN_NS, smartt_cc_base_rtt_next(true, &known, 1, 9000, 0));
+}
+
+TEST(smartt_cc_pacing_rate__ratio)
+{
+	/* 10 x 1000 B per 100 us x 1.2 = 120 MB/s */
+	EXPECT_EQ(120000000U, smartt_cc_pacing_rate(10, 1000, 100, 0));
+	/* no srtt yet: the base RTT */
+	EXPECT_EQ(120000000U, smartt_cc_pacing_rate(10, 1000, 0, 100000));
+	EXPECT_EQ(12000000000ULL, smartt_cc_pacing_rate(10, 1000, 0, 0));
+}
+
+TEST_HARNESS_MAIN
