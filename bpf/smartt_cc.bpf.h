@@ -1,0 +1,317 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Glue of the BPF struct_ops congestion controls: the BPF counterpart of
+ * kernel/cc/cc_glue.c.  It converts tcp_sock and rate_sample state into
+ * the cores' samples and their windows back into snd_cwnd and the pacing
+ * rate, with the conversions of kernel/algo/tcpcc.h; every decision is the
+ * cores' (kernel/algo/), compiled into these programs.
+ *
+ * The per-flow state lives in socket-local storage (smartt_cc_flows), not
+ * in icsk_ca_priv: the verifier refuses an instruction that loads through
+ * a socket pointer on one path and a map pointer on another, which the
+ * compiler makes of the cores' code when the state and the parameters
+ * come from different kinds of memory.  Both are map values here.
+ * Documentation/bpf-cc.rst.
+ */
+#ifndef SMARTT_CC_BPF_H
+#define SMARTT_CC_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "smartt_core.bpf.h"
+#include "smartt_cc.h"
+
+/* A BPF subprogram of its own (the cores' noinline means nothing in BPF). */
+#define SMARTT_BPF_NOINLINE	__attribute__((__noinline__))
+
+#define SMARTT_TCP_CA_LOSS	4	/* TCP_CA_Loss */
+#define TCP_CONG_NEEDS_ECN	0x2
+#define SMARTT_ECN_DEMAND_CWR	4	/* TCP_ECN_DEMAND_CWR */
+#define SMARTT_ACK_TIMER	2	/* ICSK_ACK_TIMER */
+#define SMARTT_ACK_NOW		4	/* ICSK_ACK_NOW */
+
+char LICENSE[] SEC("license") = "GPL";
+
+/*
+ * cong_control(sk, ack, flag, rs) since Linux 6.10, (sk, rs) before: the
+ * objects are built once for each (SMARTT_CC_CONG_CONTROL_V1 for the old
+ * one) and the loader picks by the kernel's BTF.
+ */
+#ifdef SMARTT_CC_CONG_CONTROL_V1
+#define SMARTT_CC_CONG_CONTROL(name, fn)				\
+SEC("struct_ops/" #name)						\
+void BPF_PROG(name, struct sock *sk, const struct rate_sample *rs)	\
+{									\
+	fn(sk, rs);							\
+}
+#else
+#define SMARTT_CC_CONG_CONTROL(name, fn)				\
+SEC("struct_ops/" #name)						\
+void BPF_PROG(name, struct sock *sk, u32 ack, int flag,		\
+	      const struct rate_sample *rs)				\
+{									\
+	fn(sk, rs);							\
+}
+#endif
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, u32);
+	__type(value, struct smartt_cc_bpf_cfg);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} smartt_cc_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct smartt_cc_flow);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} smartt_cc_flows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SMARTT_CC_STAT_COUNT);
+	__type(key, u32);
+	__type(value, u64);
+	__uint(pinning, LIBBPF_PIN_BY_NAME);
+} smartt_cc_stats SEC(".maps");
+
+static __always_inline struct tcp_sock *cc_tp(struct sock *sk)
+{
+	return (struct tcp_sock *)sk;
+}
+
+static __always_inline void cc_stat(u32 idx)
+{
+	u64 *v = bpf_map_lookup_elem(&smartt_cc_stats, &idx);
+
+	if (v)
+		__sync_fetch_and_add(v, 1);
+}
+
+static __always_inline const struct smartt_cc_bpf_cfg *cc_cfg(void)
+{
+	u32 zero = 0;
+	const struct smartt_cc_bpf_cfg *cfg = bpf_map_lookup_elem(&smartt_cc_cfg, &zero);
+
+	/* the loader writes it before it registers a congestion control */
+	if (!cfg || !cfg->gen) {
+		cc_stat(SMARTT_CC_STAT_NO_CFG);
+		return NULL;
+	}
+	return cfg;
+}
+
+/* The flow's state if it is one of @algo's, else NULL. */
+static __always_inline struct smartt_cc_flow *cc_flow(struct sock *sk, u32 algo)
+{
+	struct smartt_cc_flow *f = bpf_sk_storage_get(&smartt_cc_flows, sk, NULL, 0);
+
+	return f && f->algo == algo ? f : NULL;
+}
+
+/* A new flow's state, or NULL (counted) when there is no memory for it. */
+static __always_inline struct smartt_cc_flow *cc_flow_new(struct sock *sk, u32 algo)
+{
+	struct smartt_cc_flow *f;
+
+	cc_stat(SMARTT_CC_STAT_FLOWS);
+	f = bpf_sk_storage_get(&smartt_cc_flows, sk, NULL,
+			       BPF_SK_STORAGE_GET_F_CREATE);
+	if (!f) {
+		cc_stat(SMARTT_CC_STAT_NO_STORAGE);
+		return NULL;
+	}
+	__builtin_memset(f, 0, sizeof(*f));
+	f->algo = algo;
+	return f;
+}
+
+/* tcp_min_rtt(), us (~0U: none) */
+static __always_inline u32 cc_min_rtt_us(const struct tcp_sock *tp)
+{
+	return tp->rtt_min.s[0].v;
+}
+
+/* smartt_cc_windowed_min_rtt(): the kernel's windowed minimum RTT, ns */
+static __always_inline u32 cc_windowed_min_rtt(const struct tcp_sock *tp)
+{
+	return smartt_cc_us_to_ns(cc_min_rtt_us(tp));
+}
+
+/* smartt_cc_in_flight(): tcp_packets_in_flight() x MSS, bytes */
+static __always_inline u64 cc_in_flight(const struct tcp_sock *tp)
+{
+	u32 left = tp->packets_out - (tp->sacked_out + tp->lost_out);
+
+	return (u64)(left + tp->retrans_out) * tp->mss_cache;
+}
+
+/* smartt_cc_now(): the time of the ACK being processed, ns */
+static __always_inline u64 cc_now(const struct tcp_sock *tp)
+{
+	return tp->tcp_mstamp * 1000;
+}
+
+/* smartt_cc_sock_init() */
+static __always_inline void cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
+					 const struct smartt_cc_bpf_cfg *cfg)
+{
+	struct tcp_sock *tp = cc_tp(sk);
+	u32 rtt_us = cc_min_rtt_us(tp);
+
+	g->prior_ce = (u16)tp->delivered_ce;
+	g->prior_rcv_nxt = tp->rcv_nxt;
+	if (!cfg->p.link_mbps && rtt_us && rtt_us != ~0U) {
+		u64 mbps = (u64)tp->snd_cwnd * tp->mss_cache * 8 / rtt_us;
+
+		g->rate_mbps = clamp_t(u64, mbps, 1, SMARTT_CC_RATE_MAX);
+	}
+	if (sk->sk_pacing_status == SK_PACING_NONE)
+		sk->sk_pacing_status = SK_PACING_NEEDED;
+}
+
+/* smartt_cc_base_rtt0() */
+static __always_inline u32 cc_base_rtt0(const struct tcp_sock *tp,
+					const struct smartt_cc_bpf_cfg *cfg,
+					u32 fallback)
+{
+	u32 rtt;
+
+	if (cfg->p.base_rtt_ns)
+		return cfg->p.base_rtt_ns;
+	rtt = cc_windowed_min_rtt(tp);
+	return rtt ? max_t(u32, rtt, SMARTT_RTT_MIN_NS) : fallback;
+}
+
+/* smartt_cc_rate_update() */
+static __always_inline void cc_rate_update(const struct tcp_sock *tp,
+					   struct smartt_cc_sock *g,
+					   const struct rate_sample *rs)
+{
+	long interval = rs->interval_us;
+	s32 delivered = rs->delivered;
+	u64 mbps;
+
+	if (delivered <= 0 || interval <= 0)
+		return;
+	mbps = smartt_cc_rate_sample_mbps(delivered, tp->mss_cache,
+					  min_t(long, interval, U32_MAX),
+					  tp->srtt_us >> 3, cc_min_rtt_us(tp));
+	if (mbps > g->rate_mbps)
+		g->rate_mbps = mbps;
+}
+
+/* smartt_cc_rtt_sample() */
+static __always_inline u32 cc_rtt_sample(const struct rate_sample *rs)
+{
+	long us = rs->rtt_us;
+
+	return us > 0 ? smartt_cc_us_to_ns(min_t(long, us, U32_MAX - 1)) : 0;
+}
+
+/* smartt_cc_base_rtt() */
+static __always_inline u32 cc_base_rtt(const struct tcp_sock *tp,
+				       struct smartt_cc_sock *g, bool learn,
+				       u32 rtt, u32 base)
+{
+	return smartt_cc_base_rtt_next(learn, &g->base_known, rtt, base,
+				       learn && g->base_known ?
+				       cc_windowed_min_rtt(tp) : 0);
+}
+
+/* smartt_cc_ce_pkts() */
+static __always_inline u32 cc_ce_pkts(const struct tcp_sock *tp,
+				      struct smartt_cc_sock *g)
+{
+	u16 now = (u16)tp->delivered_ce;
+	u16 d = now - g->prior_ce;
+
+	g->prior_ce = now;
+	return d;
+}
+
+/* smartt_cc_cwnd_pkts() */
+static __always_inline u32 cc_cwnd_pkts(const struct tcp_sock *tp,
+					const struct smartt_cc_bpf_cfg *cfg,
+					u64 cwnd)
+{
+	return smartt_cc_pkts(cwnd, tp->mss_cache, cfg->p.min_cwnd,
+			      tp->snd_cwnd_clamp);
+}
+
+/* smartt_cc_apply() */
+static __always_inline void cc_apply(struct sock *sk,
+				     const struct smartt_cc_bpf_cfg *cfg,
+				     u64 cwnd, u32 base_rtt)
+{
+	struct tcp_sock *tp = cc_tp(sk);
+	u32 pkts = cc_cwnd_pkts(tp, cfg, cwnd);
+	u64 rate;
+
+	tp->snd_cwnd = pkts;
+	rate = smartt_cc_pacing_rate(pkts, tp->mss_cache, tp->srtt_us >> 3,
+				     base_rtt);
+	rate = min_t(u64, rate, sk->sk_max_pacing_rate);
+	sk->sk_pacing_rate = rate;
+}
+
+/* smartt_cc_ssthresh() */
+static __always_inline u32 cc_ssthresh(struct sock *sk)
+{
+	return max_t(u32, cc_tp(sk)->snd_cwnd, 2);
+}
+
+static __always_inline void cc_ece_ack_cwr(struct tcp_sock *tp, u32 ce_state)
+{
+	if (ce_state)
+		tp->ecn_flags |= SMARTT_ECN_DEMAND_CWR;
+	else
+		tp->ecn_flags &= ~SMARTT_ECN_DEMAND_CWR;
+}
+
+/*
+ * smartt_cc_cwnd_event(): the receiver's CE state machine (DCTCP's), with
+ * the state in @g.  On a change of the CE state of arriving data, a
+ * pending delayed ACK goes out first with the old state, then the new
+ * data is ACKed at once: every ACK's ECE echoes exactly the CE marks of
+ * the packets it acknowledges.
+ */
+static __always_inline void cc_cwnd_event(struct sock *sk, struct smartt_cc_sock *g,
+					  enum tcp_ca_event ev)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = cc_tp(sk);
+	u32 new = ev == CA_EVENT_ECN_IS_CE;
+	u32 old = g->ce_state;
+
+	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
+		return;
+	if (old != new) {
+		if (icsk->icsk_ack.pending & SMARTT_ACK_TIMER) {
+			cc_ece_ack_cwr(tp, old);
+			bpf_tcp_send_ack(tp, g->prior_rcv_nxt);
+		}
+		icsk->icsk_ack.pending |= SMARTT_ACK_NOW;
+	}
+	g->prior_rcv_nxt = tp->rcv_nxt;
+	g->ce_state = new;
+	cc_ece_ack_cwr(tp, new);
+}
+
+/* Count each rule that fired in @f->rules. */
+static __always_inline void cc_count_rules(struct smartt_cc_flow *f, u32 rules)
+{
+	int i;
+
+#pragma unroll
+	for (i = 0; i < SMARTT_CC_RULE_BITS; i++)
+		if (rules & (1U << i))
+			f->rules[i]++;
+}
+
+#endif /* SMARTT_CC_BPF_H */

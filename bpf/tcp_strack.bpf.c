@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpf_strack: the STrack core of kernel/algo/strack.c as a BPF struct_ops
+ * TCP congestion control, the twin of the module's "strack"
+ * (kernel/cc/tcp_strack.c): the same core, the same glue rules (see
+ * smartt_cc.bpf.h), the same net.smartt.tcp_* values (the pinned map
+ * smartt_cc_cfg, shared with bpf_smartt).
+ *
+ * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
+ * share from the delivered_ce delta.  As in the module, STrack's window
+ * does not react to loss (its loss recovery retransmits within the
+ * window): losses and RTOs are only counted, and there is nothing to undo.
+ * Documentation/bpf-cc.rst.
+ */
+#include "smartt_cc.bpf.h"
+
+/* smartt_cc_strack_params(): the parameters of one flow */
+static __always_inline const struct strack_params *
+cc_strack_params(const struct smartt_cc_bpf_cfg *cfg, struct smartt_cc_flow *f)
+{
+	u32 rate = f->g.rate_mbps;
+	struct strack_knobs k;
+
+	if (cfg->p.link_mbps || !rate)
+		return &cfg->p.tp;
+	/* rebuilt when the estimate or the configuration changed */
+	if (f->params_gen != cfg->gen || f->params_rate != rate) {
+		k = cfg->p.tp.k;
+		k.link_mbps = rate;
+		f->params_gen = cfg->gen;
+		f->params_rate = strack_params_init(&f->tp, &k) ? 0 : rate;
+	}
+	return f->params_rate == rate ? &f->tp : &cfg->p.tp;
+}
+
+SEC("struct_ops/bpf_strack_init")
+void BPF_PROG(bpf_strack_init, struct sock *sk)
+{
+	const struct smartt_cc_bpf_cfg *cfg = cc_cfg();
+	const struct strack_params *p;
+	struct smartt_cc_flow *f;
+	u32 rtt0;
+	u64 cwnd;
+
+	if (!cfg)
+		return;
+	f = cc_flow_new(sk, SMARTT_CC_BPF_STRACK);
+	if (!f)
+		return;
+	cc_sock_init(sk, &f->g, cfg);
+	p = cc_strack_params(cfg, f);
+	rtt0 = cc_base_rtt0(cc_tp(sk), cfg, p->base_rtt0);
+	cwnd = smartt_cc_start_bytes(&cfg->p, p->k.link_mbps, rtt0,
+				     (u64)cc_tp(sk)->snd_cwnd * cc_tp(sk)->mss_cache);
+	strack_init(&f->t, p, cwnd);
+	f->t.base_rtt = rtt0;
+	f->t.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
+	cc_apply(sk, cfg, f->t.cwnd, rtt0);
+}
+
+static __always_inline void bpf_strack_control(struct sock *sk,
+					       const struct rate_sample *rs)
+{
+	const struct smartt_cc_bpf_cfg *cfg;
+	struct tcp_sock *tp = cc_tp(sk);
+	const struct strack_params *p;
+	struct smartt_cc_flow *f;
+	u32 mss = tp->mss_cache, ce, acked, rtt, base, bytes;
+	u64 now;
+
+	/* tcp_ack() of the handshake runs before init(): no state yet */
+	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+	if (!f)
+		return;
+	cfg = cc_cfg();
+	if (!cfg)
+		return;
+	if (!cfg->p.link_mbps)
+		cc_rate_update(tp, &f->g, rs);
+	p = cc_strack_params(cfg, f);
+	rtt = cc_rtt_sample(rs);
+	base = cc_base_rtt(tp, &f->g, p->k.learn_base_rtt, rtt, f->t.base_rtt);
+	if (base != f->t.base_rtt) {
+		f->t.base_rtt = base;
+		f->t.cwnd = min_t(u64, f->t.cwnd, strack_maxwnd(p, base));
+	}
+	ce = cc_ce_pkts(tp, &f->g);
+	acked = rs->acked_sacked;
+	now = cc_now(tp);
+
+	if (rs->losses > 0)
+		f->losses++;
+	if (acked) {
+		u32 ce_pk = min_t(u32, ce, acked);
+
+		if (ce_pk) {
+			bytes = ce_pk * mss;
+			f->acks++;
+			f->ce_acks++;
+			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, true, bytes));
+		}
+		if (acked > ce_pk) {
+			bytes = (acked - ce_pk) * mss;
+			f->acks++;
+			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, false, bytes));
+		}
+	}
+	cc_apply(sk, cfg, f->t.cwnd, f->t.base_rtt);
+}
+
+SMARTT_CC_CONG_CONTROL(bpf_strack_cong_control, bpf_strack_control)
+
+SEC("struct_ops/bpf_strack_set_state")
+void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
+{
+	struct smartt_cc_flow *f;
+
+	if (new_state != SMARTT_TCP_CA_LOSS)
+		return;
+	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+	if (f)
+		f->rtos++;
+}
+
+/* The window did not react to the loss: nothing to undo. */
+SEC("struct_ops/bpf_strack_undo_cwnd")
+u32 BPF_PROG(bpf_strack_undo_cwnd, struct sock *sk)
+{
+	const struct smartt_cc_bpf_cfg *cfg;
+	struct smartt_cc_flow *f;
+
+	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+	cfg = f ? cc_cfg() : NULL;
+	if (!cfg)
+		return cc_tp(sk)->snd_cwnd;
+	return cc_cwnd_pkts(cc_tp(sk), cfg, f->t.cwnd);
+}
+
+SEC("struct_ops/bpf_strack_ssthresh")
+u32 BPF_PROG(bpf_strack_ssthresh, struct sock *sk)
+{
+	return cc_ssthresh(sk);
+}
+
+SEC("struct_ops/bpf_strack_cwnd_event")
+void BPF_PROG(bpf_strack_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
+{
+	struct smartt_cc_flow *f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+
+	if (f)
+		cc_cwnd_event(sk, &f->g, ev);
+}
+
+SEC(".struct_ops")
+struct tcp_congestion_ops bpf_strack = {
+	.flags		= TCP_CONG_NEEDS_ECN,
+	.init		= (void *)bpf_strack_init,
+	.cong_control	= (void *)bpf_strack_cong_control,
+	.ssthresh	= (void *)bpf_strack_ssthresh,
+	.undo_cwnd	= (void *)bpf_strack_undo_cwnd,
+	.set_state	= (void *)bpf_strack_set_state,
+	.cwnd_event	= (void *)bpf_strack_cwnd_event,
+	.name		= "bpf_strack",
+};
