@@ -157,7 +157,7 @@ stage_fabric() {
 		echo "not ok $((n += 1)) bpf programs and smartt-fabric-bpf build"
 		return 0
 	fi
-	for t in selftests/smartt_fabric_*.sh; do
+	for t in selftests/smartt_fabric_*.sh selftests/smartt_bpf_*.sh; do
 		timeout -k 10 "${SMARTT_TEST_TIMEOUT:-900}" "$t" 2>&1 | sed 's/^/# /'
 		rc=${PIPESTATUS[0]}
 		case $rc in

@@ -1,0 +1,223 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The BPF struct_ops congestion controls bpf_smartt, bpf_strack, bpf_dctcp
+# (bpf/tcp_*.bpf.c), loaded with smarttctl's loader (build/bpf/smartt-cc-bpf):
+#  1. load registers all three, and they stay after the loader exits;
+#  2. selection by the netns sysctl, by TCP_CONGESTION (iperf3 -C) and by
+#     `ip route ... congctl`, each seen in `cc flows` and `ss -ti` (which
+#     shows the name and no field under another algorithm's label);
+#  3. a transfer with each through an emulated switch port reaches a share
+#     of the port rate;
+#  4. CE marks at a fixed fraction (the port's held queue, RED): bpf_smartt
+#     and bpf_strack get CE echoes and their cores react; bpf_dctcp's
+#     alpha converges to the marked fraction;
+#  5. knob validation: bad values exit 1 and change nothing, unknown names
+#     exit 2, good values are applied (a new configuration generation);
+#     non-root callers get one line and exit 1;
+#  6. unload while a flow runs: the flow completes with the unloaded
+#     algorithm, new connections cannot select it, load works again;
+#  7. unload of everything removes every pin.
+# Runs on the host (the "bpfcc" stage of make check) and in the guests; on
+# a kernel that cannot load them the loader's one-line reason is the skip.
+#
+# Knobs: BPF_CC_RATE (port rate; default 1gbit, the first of SF_RATES in
+# guests), BPF_CC_SECONDS (per transfer, default 3).
+source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/fabric_lib.sh"
+
+fabric_require
+require_cmd iperf3 ss setpriv
+CCB=$SMARTT_TOP/build/bpf/smartt-cc-bpf
+[ -x "$CCB" ] || skip_all "build/bpf/smartt-cc-bpf missing (make -C bpf)"
+RATE=${BPF_CC_RATE:-${SF_RATES%% *}}
+RATE=${RATE:-1gbit}
+SECS=${BPF_CC_SECONDS:-3}
+tmp=$__sf_tmp
+CCS="bpf_smartt bpf_strack bpf_dctcp"
+
+if "$CCB" status | grep -Eq '^bpf_[a-z]+ +loaded$'; then
+	skip_all "BPF congestion controls are already loaded here: unload them first (smarttctl cc unload)"
+fi
+
+allowed0=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
+cleanup_cc() {
+	sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed0"
+	"$CCB" unload >/dev/null 2>&1
+}
+trap 'cleanup_cc; fabric_cleanup' EXIT
+
+available() { grep -qw "$1" /proc/sys/net/ipv4/tcp_available_congestion_control; }
+
+# rate_bits NAME: 1gbit -> 1000000000
+rate_bits() {
+	python3 -c 'import re,sys
+m = re.fullmatch(r"(\d+)([kmg]?)bit", sys.argv[1])
+print(int(m.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[m.group(2)])' "$1"
+}
+
+# flows_field NS CC FIELD: FIELD of the first flow of CC in NS's `cc flows --json`
+flows_field() {
+	"$CCB" flows --json -n "$1" | python3 -c 'import json,sys
+cc, field = sys.argv[1], sys.argv[2]
+for f in json.load(sys.stdin):
+    if f["cc"] == cc and field in f:
+        print(f[field]); break' "$2" "$3"
+}
+
+# --- 1. load ---
+if ! out=$("$CCB" load 2>&1); then
+	echo "# $out"
+	# a kernel without what they need: the loader says which, in one line
+	[ "$(echo "$out" | wc -l)" = 1 ] && skip_all "cannot load here: $out"
+	ktap_result FAIL "load"
+	ktap_exit
+fi
+check "load registers $CCS" bash -c "for c in $CCS; do grep -qw \$c /proc/sys/net/ipv4/tcp_available_congestion_control || exit 1; done"
+check "a second load is a no-op" bash -c "'$CCB' load | grep -c 'already loaded' | grep -qx 3"
+check "status lists all three as loaded" bash -c "[ \$('$CCB' status | grep -Ec '^bpf_[a-z]+ +loaded\$') = 3 ]"
+
+# --- 2. selection ---
+veth_pair bcc-a bcc-b || { ktap_result FAIL "veth pair"; ktap_exit; }
+ip netns exec bcc-b iperf3 -s -D -B 198.18.0.2 --logfile "$tmp/srv.log" >/dev/null
+sleep 0.5
+
+# run_and_look NS CC IPERF_ARGS...: a transfer, `cc flows` and `ss -ti` in its middle
+run_and_look() {
+	local ns=$1 cc=$2
+	shift 2
+	ip netns exec "$ns" iperf3 -c 198.18.0.2 -t 3 "$@" >"$tmp/cli.$cc" 2>&1 &
+	sleep 1.5
+	"$CCB" flows --json -n "$ns" >"$tmp/flows.$cc" 2>&1
+	ip netns exec "$ns" ss -tin dst 198.18.0.2 >"$tmp/ss.$cc" 2>&1
+	wait
+}
+
+selected() { # FILE-SUFFIX CC: the flow list has a data flow of CC with a window and ACKs
+	python3 - "$tmp/flows.$1" "$2" <<'PY'
+import json, sys
+flows = json.load(open(sys.argv[1]))
+ok = [f for f in flows if f["cc"] == sys.argv[2] and f.get("acks", 0) > 0
+      and f.get("snd_cwnd", 0) > 0]
+sys.exit(0 if ok else 1)
+PY
+}
+
+# Like every congestion control but reno and cubic, the BPF ones are
+# restricted: a non-initial netns may make one its default once the
+# initial netns allows it.
+check "tcp_allowed_congestion_control takes bpf_smartt" \
+	sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed0 bpf_smartt"
+ns_cc0=$(ip netns exec bcc-a sysctl -n net.ipv4.tcp_congestion_control)
+check "netns sysctl net.ipv4.tcp_congestion_control=bpf_smartt" \
+	ip netns exec bcc-a sysctl -qw net.ipv4.tcp_congestion_control=bpf_smartt
+run_and_look bcc-a sysctl
+check "netns sysctl net.ipv4.tcp_congestion_control=bpf_smartt selects it" selected sysctl bpf_smartt
+check "ss -ti names bpf_smartt" grep -q bpf_smartt "$tmp/ss.sysctl"
+check "ss -ti shows no field under another algorithm's label" bash -c "! grep -Eq 'dctcp:|bbr:|vegas:' '$tmp/ss.sysctl'"
+check "bpf_smartt flow state: cwnd, base RTT, target" python3 -c "
+import json; f = [f for f in json.load(open('$tmp/flows.sysctl')) if f['cc'] == 'bpf_smartt'][0]
+assert f['cwnd_bytes'] > 0 and f['base_rtt_ns'] > 0 and f['target_rtt_ns'] > f['base_rtt_ns'], f"
+ip netns exec bcc-a sysctl -qw net.ipv4.tcp_congestion_control="$ns_cc0"
+
+run_and_look bcc-a tcpcong -C bpf_strack
+check "TCP_CONGESTION (iperf3 -C bpf_strack) selects it" selected tcpcong bpf_strack
+
+ip -n bcc-a route replace 198.18.0.0/24 dev veth-a congctl bpf_dctcp
+run_and_look bcc-a route
+check "ip route ... congctl bpf_dctcp selects it" selected route bpf_dctcp
+ip -n bcc-a route replace 198.18.0.0/24 dev veth-a
+
+# --- 3. CE marks, and 4. transfers through an emulated switch port ---
+fabric_up --hosts 2 --rate "$RATE" --delay 0 --buffer 2000000 --kmin 100000 --kmax 300000 --mtu 1500
+dst=$(host_field h1 ipv4)
+h0ns=$(host_field h0 ns)
+sf exec h1 -- iperf3 -s -D -B "$dst" >/dev/null
+for ns in "$h0ns" "$(host_field h1 ns)"; do
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_ecn=1
+done
+sleep 0.5
+bits=$(rate_bits "$RATE")
+# A held queue in the middle of the RED curve marks half of the packets.
+sf set l0:h1 standing=200000
+for cc in $CCS; do
+	sf exec h0 -- iperf3 -c "$dst" -t "$((SECS + 2))" -C "$cc" >/dev/null 2>&1 &
+	sleep $((SECS + 1))
+	"$CCB" flows --json -n "$h0ns" >"$tmp/ce.$cc"
+	wait
+done
+check "bpf_smartt: CE echoes reach the core, which reacts (MD or no-op)" python3 -c "
+import json; f = [f for f in json.load(open('$tmp/ce.bpf_smartt')) if f['cc'] == 'bpf_smartt' and f.get('acks')][0]
+print(f['ce_acks'], f['rules']); assert f['ce_acks'] > 0 and ('md=' in f['rules'] or 'noop=' in f['rules'])"
+check "bpf_strack: CE echoes reach the core, which decreases" python3 -c "
+import json; f = [f for f in json.load(open('$tmp/ce.bpf_strack')) if f['cc'] == 'bpf_strack' and f.get('acks')][0]
+print(f['ce_acks'], f['rules']); assert f['ce_acks'] > 0 and 'md=' in f['rules']"
+check "bpf_dctcp: alpha converges to the marked fraction" python3 -c "
+import json; f = [f for f in json.load(open('$tmp/ce.bpf_dctcp')) if f['cc'] == 'bpf_dctcp'][0]
+frac = f['delivered_ce'] / max(f['delivered'], 1)
+print('alpha', f['dctcp_alpha'], 'marked fraction', round(frac, 3), 'windows', f['dctcp_windows'])
+assert f['dctcp_windows'] >= 20 and abs(f['dctcp_alpha'] - frac) < 0.15"
+sf set l0:h1 standing=0
+
+# The papers' target queueing delays are for 12 us fabrics, below the
+# jitter of an emulated one: as a user would, make the target the port's
+# ECN threshold (Kmin) at its rate.
+target_ns=$((100000 * 8 * 1000000000 / bits))
+check "configure bpf_smartt/bpf_strack for the fabric" "$CCB" set bpf_smartt \
+	tcp_smartt_knobs="trtt_abs=1 target_qdelay=$target_ns" \
+	tcp_strack_knobs="target_qdelay=$target_ns"
+for cc in $CCS cubic; do
+	sf exec h0 -- iperf3 -c "$dst" -t "$SECS" -C "$cc" -J >"$tmp/port.$cc" 2>&1
+	gp=$(python3 -c "import json; print(int(json.load(open('$tmp/port.$cc'))['end']['sum_received']['bits_per_second']))" 2>/dev/null)
+	echo "# $cc through a $RATE port: ${gp:-?} bit/s"
+	# a working transfer; how fast each is, is make bench-bpf-cc's
+	check "$cc through a $RATE port moves data (at least a fifth of the rate)" \
+		within "${gp:-0}" "$((bits / 5))" "$((bits * 11 / 10))"
+done
+
+
+# --- 5. knobs ---
+gen() { "$CCB" status | sed -n 's/.*generation \([0-9]*\)).*/\1/p'; }
+g0=$(gen)
+expect_exit() { # RC COMMAND...
+	local rc=$1 got
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	[ "$got" = "$rc" ] || { echo "exit $got, not $rc: $(cat "$tmp/err")"; return 1; }
+	[ "$rc" = 0 ] || [ "$(wc -l <"$tmp/err")" = 1 ] || { echo "not one line: $(cat "$tmp/err")"; return 1; }
+}
+check "set tcp_start=2 is refused (exit 1, one line)" expect_exit 1 "$CCB" set bpf_smartt tcp_start=2
+check "set tcp_link_mbps=abc is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_link_mbps=abc
+check "set tcp_link_mbps=10000001 (over 10 Tb/s) is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_link_mbps=10000001
+check "set tcp_smartt_knobs=fi=0.1234567 is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_smartt_knobs=fi=0.1234567
+check "set tcp_smartt_knobs longer than 255 characters is refused" expect_exit 1 "$CCB" set bpf_smartt "tcp_smartt_knobs=$(printf 'fi=1 %.0s' $(seq 60))"
+check "set tcp_smartt_profile=bogus is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_smartt_profile=bogus
+check "set dctcp_shift_g=11 is refused" expect_exit 1 "$CCB" set bpf_dctcp dctcp_shift_g=11
+check "a good and a bad value together change nothing" expect_exit 1 "$CCB" set bpf_smartt tcp_link_mbps=1000 tcp_min_cwnd=0
+check "an unknown knob is a usage error (exit 2)" expect_exit 2 "$CCB" set bpf_smartt nosuch=1
+check "an unknown congestion control is a usage error (exit 2)" expect_exit 2 "$CCB" set bpf_nosuch tcp_mss=1448
+check "refused values left the configuration alone" test "$(gen)" = "$g0"
+check "set applies good values" expect_exit 0 "$CCB" set bpf_smartt tcp_link_mbps=1000 net.smartt.tcp_base_rtt_us=100 smartt_profile=nscc "tcp_smartt_knobs=fi=2 eta=0.5"
+check "status shows them, one generation later" bash -c "'$CCB' status | grep -q 'tcp_link_mbps = 1000' && '$CCB' status | grep -q 'tcp_smartt_profile = nscc' && [ \$('$CCB' status | sed -n 's/.*generation \([0-9]*\)).*/\1/p') = $((g0 + 1)) ]"
+check "a flow runs with the new configuration" bash -c "ip netns exec bcc-a iperf3 -c 198.18.0.2 -t 1 -C bpf_smartt >/dev/null"
+check "non-root gets one line and exit 1" expect_exit 1 setpriv --reuid=65534 --regid=65534 --clear-groups "$CCB" status
+grep -q CAP_BPF "$tmp/err" || ktap_result FAIL "the non-root message names CAP_BPF" "$(cat "$tmp/err")"
+
+# --- 6. unload while a flow runs ---
+ip netns exec bcc-a iperf3 -c 198.18.0.2 -t 3 -C bpf_smartt -J >"$tmp/unload.json" 2>&1 &
+cli=$!
+sleep 1
+check "unload bpf_smartt while a flow runs" expect_exit 0 "$CCB" unload bpf_smartt
+check "it is no longer available" bash -c "! grep -qw bpf_smartt /proc/sys/net/ipv4/tcp_available_congestion_control"
+check "new connections cannot select it" bash -c "! ip netns exec bcc-a iperf3 -c 198.18.0.2 -t 1 -C bpf_smartt >/dev/null 2>&1"
+wait $cli
+check "the running flow completed with it" python3 -c "
+import json; d = json.load(open('$tmp/unload.json')); e = d['end']
+print(int(e['sum_received']['bits_per_second']), d['start'].get('tcp_congestion', '?'))
+assert 'error' not in d and e['sum_received']['bytes'] > 0"
+check "load after unload works" expect_exit 0 "$CCB" load bpf_smartt
+
+# --- 7. unload everything ---
+check "unload removes every pin" bash -c "'$CCB' unload >/dev/null && [ ! -e /sys/fs/bpf/smartt ] && ! grep -q bpf_ /proc/sys/net/ipv4/tcp_available_congestion_control"
+ktap_exit
