@@ -145,9 +145,10 @@ stage_selftests() { # series
 	return $rc
 }
 
-# The BPF switch port and smartt-fabric on the host itself (BPF-only tests
-# need no module; the host kernel has clsact, veth and netns): the full-size
-# versions of the fabric tests, which TCG guests run at reduced sizes.
+# The BPF switch port, smartt-fabric and the BPF congestion controls on the
+# host itself (BPF-only tests need no module; the host kernel has clsact,
+# struct_ops, veth and netns): the full-size versions of the fabric and
+# bpf_cc tests, which TCG guests run at reduced sizes.
 stage_fabric() {
 	local n=0 t rc
 	if make -s -C bpf >"$out/bpf-build.txt" 2>&1; then
