@@ -32,6 +32,7 @@ help:
 	@echo "  make tools           userspace tools into build/userspace/: smartt-perf, smartt-replay"
 	@echo "                       (userspace/smarttctl, userspace/smartt-fabric run in place)"
 	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap/reps-single on smartt-fabric (KERNEL=)"
+	@echo "  make bench-bpf-cc    bpf_smartt/bpf_strack/bpf_dctcp vs cubic/bbr natively on the host: goodput, CPU/Gbit"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
 	@echo "  make clean"
 
@@ -96,6 +97,10 @@ tools:
 bench-multipath:
 	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/multipath_bench.sh $$rel
 
+# The BPF congestion controls against the host's own, natively (root).
+bench-bpf-cc:
+	@$(MAKE) -s -C bpf && selftests/bench/bpf_cc_bench.sh
+
 # libFuzzer over smartt-replay's parser and the cores, FUZZ_SECONDS long.
 fuzz:
 	@$(MAKE) -s -C selftests/unit fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
@@ -103,4 +108,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport bench-multipath tools fuzz clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz clean
