@@ -40,14 +40,16 @@ void smartt_bitmap_init(struct smartt_bitmap *b)
  * @max_paths: knob, 1..%SMARTT_BITMAP_PATHS
  * @cwnd_pkts: congestion window in packets
  *
- * Return: clamp(2 x cwnd_pkts, 8, max_paths) (max_paths if it is below 8).
+ * Return: clamp(2 x cwnd_pkts, 8, max_paths) (max_paths if it is below 8),
+ * never above %SMARTT_BITMAP_PATHS: the bound the BPF verifier needs to see
+ * the round robin of smartt_bitmap_next() end.
  */
 u32 smartt_bitmap_paths(u32 max_paths, u64 cwnd_pkts)
 {
 	u64 n = cwnd_pkts > U32_MAX ? U32_MAX : 2 * cwnd_pkts;
 
 	n = max_t(u64, n, 8);
-	return (u32)min_t(u64, n, max_paths);
+	return (u32)min_t(u64, n, min_t(u32, max_paths, SMARTT_BITMAP_PATHS));
 }
 
 /**
@@ -59,6 +61,8 @@ u32 smartt_bitmap_paths(u32 max_paths, u64 cwnd_pkts)
  */
 u32 smartt_bitmap_penalty(const struct smartt_bitmap *b, u32 p)
 {
+	/* p < SMARTT_BITMAP_PATHS: the modulo shows the BPF verifier */
+	p %= SMARTT_BITMAP_PATHS;
 	return (b->pen[p / 2] >> (p % 2 * 4)) & 0xf;
 }
 
@@ -66,6 +70,7 @@ static void smartt_bitmap_set(struct smartt_bitmap *b, u32 p, u32 v)
 {
 	u32 sh = p % 2 * 4;
 
+	p %= SMARTT_BITMAP_PATHS;
 	b->pen[p / 2] = (u8)((b->pen[p / 2] & ~(0xfU << sh)) | (v << sh));
 }
 
@@ -89,25 +94,33 @@ static void smartt_bitmap_set(struct smartt_bitmap *b, u32 p, u32 v)
 u32 smartt_bitmap_next(struct smartt_bitmap *b, u32 max_paths, u64 cwnd_pkts)
 {
 	u32 paths = smartt_bitmap_paths(max_paths, cwnd_pkts);
-	u32 i, pen, best = 0, best_pen = U32_MAX;
+	u32 i, p, start, pen, best = 0, best_pen = U32_MAX;
 
 	if (b->next_valid) {
 		b->next_valid = false;
 		b->rr = b->next;
 		return b->rr;
 	}
-	b->rr = b->rr + 1 >= paths ? 0 : b->rr + 1;
+	/*
+	 * The round robin visits start, start + 1, ... modulo paths, each
+	 * path computed from the start rather than from the one before: the
+	 * same order, and the BPF verifier walks the loop once per iteration
+	 * instead of once per iteration and place where it wrapped.
+	 */
+	start = b->rr + 1 >= paths ? 0 : b->rr + 1;
 	for (i = 0; i < paths; i++) {
-		pen = smartt_bitmap_penalty(b, b->rr);
-		if (!pen)
-			return b->rr;
+		p = start + i >= paths ? start + i - paths : start + i;
+		pen = smartt_bitmap_penalty(b, p);
+		if (!pen) {
+			b->rr = p;
+			return p;
+		}
 		if (!i)
-			smartt_bitmap_set(b, b->rr, --pen);
+			smartt_bitmap_set(b, p, --pen);
 		if (pen < best_pen) {
 			best_pen = pen;
-			best = b->rr;
+			best = p;
 		}
-		b->rr = b->rr + 1 >= paths ? 0 : b->rr + 1;
 	}
 	b->rr = best;
 	return b->rr;

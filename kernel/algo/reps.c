@@ -50,13 +50,17 @@ static u32 smartt_reps_explore(struct smartt_reps *r,
 	return smartt_prng_below(&r->prng, k->paths);
 }
 
+/*
+ * Slot indices are below buf_size <= SMARTT_REPS_BUF_MAX; the modulo makes
+ * that visible to the BPF verifier (the cores also build into BPF).
+ */
 static u32 smartt_reps_take(struct smartt_reps *r, unsigned int i)
 {
 	if (r->valid & (1U << i)) {
 		r->valid &= ~(1U << i);
 		r->fresh--;
 	}
-	return r->slots[i];
+	return r->slots[i % SMARTT_REPS_BUF_MAX];
 }
 
 /**
@@ -129,7 +133,7 @@ void smartt_reps_feedback(struct smartt_reps *r, const struct smartt_reps_knobs 
 		r->valid |= 1U << r->head;
 		r->fresh++;
 	}
-	r->slots[r->head] = ev;
+	r->slots[r->head % SMARTT_REPS_BUF_MAX] = ev;
 	r->head = (u32)r->head + 1 >= k->buf_size ? 0 : r->head + 1;
 	if (r->count < k->buf_size)
 		r->count++;
