@@ -29,7 +29,7 @@ trap cleanup EXIT
 # of scheduling noise, and a BDP of ~4.5 packets.  SMARTT_DEMO_FABRIC
 # replaces these extra smartt-fabric options.
 # shellcheck disable=SC2086 # word splitting of the extra options intended
-"${fabric[@]}" up --hosts 2 --rate "$rate" ${SMARTT_DEMO_FABRIC---delay 1ms} >"$outdir/fabric-up.txt"
+"${fabric[@]}" up --hosts 2 --rate "$rate" --buffer bdp ${SMARTT_DEMO_FABRIC---delay 1ms} >"$outdir/fabric-up.txt"
 sed 's/^/demo: /' "$outdir/fabric-up.txt"
 hosts=$("${fabric[@]}" hosts --json)
 host() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]][sys.argv[3]])' "$hosts" "$1" "$2"; }

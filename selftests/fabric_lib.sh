@@ -43,8 +43,8 @@ fabric_up() {
 		ktap_exit
 	fi
 	printf '# %s\n' "${out//$'\n'/$'\n# '}"
-	# Cache "NAME NS DEV IPV4 IPV6 GW_MAC" lines: python start-up is slow
-	# under TCG, host_field is called often.
+	# Cache the "host netns dev ipv4 ipv6 mac gw_mac" table: python
+	# start-up is slow under TCG, host_field is called often.
 	"$SF" hosts >"$__sf_tmp/hosts"
 }
 
@@ -53,11 +53,11 @@ sf() { "$SF" "$@"; }
 # The backend the fabric got (fq or htb).
 fabric_backend() { "$SF" status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["backend"])'; }
 
-# host_field HOST FIELD: ns, dev, ipv4, ipv6, gw_mac (of the last fabric_up)
+# host_field HOST FIELD: ns, dev, ipv4, ipv6, mac, gw_mac (of the last fabric_up)
 host_field() {
 	local col
 	case $2 in
-	ns) col=2 ;; dev) col=3 ;; ipv4) col=4 ;; ipv6) col=5 ;; gw_mac) col=6 ;;
+	ns) col=2 ;; dev) col=3 ;; ipv4) col=4 ;; ipv6) col=5 ;; mac) col=6 ;; gw_mac) col=7 ;;
 	*) echo "host_field: unknown field $2" >&2; return 1 ;;
 	esac
 	awk -v h="$1" -v c=$col '$1 == h { print $c }' "$__sf_tmp/hosts"

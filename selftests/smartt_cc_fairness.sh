@@ -128,7 +128,8 @@ for algo in $ALGOS; do
 	run_case "$algo" "4 flows, same base RTT" h0 h1 h2 h3 h4
 	sf down >/dev/null
 
-	fabric_up --hosts 6 --leaves 2 --spines 1 --rate "${RATE}mbit" --delay "$DELAY" --buffer "$BUF"
+	fabric_up --hosts 6 --leaves 2 --spines 1 --rate "${RATE}mbit" --delay "$DELAY" --buffer "$BUF" \
+		--uplink-buffer bdp
 	hosts_setup leaf_rtt_ns h0 h1 h2 || skip_all "sysctls"
 	hosts_setup base_rtt_ns h3 h4 h5 || skip_all "sysctls"
 	run_case "$algo" "2 intra-leaf + 2 inter-leaf flows (2x base RTT)" h0 h1 h2 h3 h4

@@ -18,7 +18,7 @@ PER=${SF_MP_PER_FLOW:-4}
 PPS=${SF_MP_PPS:-4000}
 N=$((FLOWS * PER))
 
-fabric_up --hosts 2 --leaves 2 --spines 4 --rate 1gbit --buffer 256k --delay 0
+fabric_up --hosts 2 --leaves 2 --spines 4 --rate 1gbit --buffer 256k --uplink-buffer bdp --delay 0
 
 # spread FAMILY-LABEL DST: send, then check each spine's share.
 spread() {

@@ -15,7 +15,7 @@ source "$(dirname "$0")/fabric_lib.sh"
 fabric_require
 
 N=${SF_TS_PKTS:-200}
-fabric_up --hosts 2 --rate 100mbit --mtu 1500
+fabric_up --hosts 2 --rate 100mbit --mtu 1500 --buffer bdp
 backend=$(fabric_backend)
 delay_ns=$(sf status --json h0:eth0 | json_get /dev/stdin 'd["ports"][0]["cfg"]["delay"]')
 

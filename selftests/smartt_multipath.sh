@@ -86,7 +86,7 @@ netns_cleanup
 
 check "SMARTT_LB / SMARTT_PATH_INFO (kselftest harness, loopback)" "$bin"
 
-fabric_up --hosts 2 --leaves 2 --spines 4 --rate "$RATE"
+fabric_up --hosts 2 --leaves 2 --spines 4 --rate "$RATE" --buffer bdp
 ns0=sf-$SF_NAME-h0
 ns1=sf-$SF_NAME-h1
 

@@ -50,7 +50,7 @@ t_start=$(date +%s)
 cleanup_trace() { echo 0 >"$ev/enable" 2>/dev/null; }
 trap 'cleanup_trace; fabric_cleanup' EXIT
 
-fabric_up --hosts 2 --rate "$RATE" --delay 1ms --mtu 1500
+fabric_up --hosts 2 --rate "$RATE" --delay 1ms --mtu 1500 --buffer bdp
 [ "$(fabric_backend)" = fq ] || skip_all "needs the fq (EDT) backend: htb cannot delay"
 rate_bps=$(sf status --json h0:eth0 | json_get /dev/stdin 'd["ports"][0]["cfg"]["rate"]')
 standing=$((rate_bps / 8 * STANDING_MS / 1000))

@@ -149,7 +149,7 @@ PY
 		faults) args=(--uplink-rate "${RATE_MBIT}mbit") ;;
 		*) echo "unknown fabric $fab"; exit 1 ;;
 		esac
-		"$SF" up --hosts $NH --leaves 2 --spines 4 --rate "${RATE_MBIT}mbit" "${args[@]}" \
+		"$SF" up --hosts $NH --leaves 2 --spines 4 --rate "${RATE_MBIT}mbit" --buffer bdp "${args[@]}" \
 			>"$tmp/up" 2>&1 || { cat "$tmp/up"; exit 1; }
 		sed 's/^/# /' "$tmp/up"
 		"$SF" hosts >"$tmp/hosts"

@@ -70,7 +70,7 @@ trap cleanup EXIT
 
 # h0 -> h1 for the streams and ping-pong; h0 and h2.. are the incast's senders.
 nhosts=$((inc_n > 1 ? inc_n + 1 : 2))
-"${fabric[@]}" up --hosts "$nhosts" --rate "$RATE" --delay "$DELAY" >"$tmp/up.txt" ||
+"${fabric[@]}" up --hosts "$nhosts" --rate "$RATE" --delay "$DELAY" --buffer bdp >"$tmp/up.txt" ||
 	{ cat "$tmp/up.txt"; exit 1; }
 hosts=$("${fabric[@]}" hosts --json)
 host() { python3 -c 'import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]][sys.argv[3]])' "$hosts" "$1" "$2"; }
