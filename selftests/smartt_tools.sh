@@ -191,8 +191,17 @@ check "smartt-perf --cc bogus: EINVAL from SMARTT_CC" \
 	fails_with "SMARTT_CC: Invalid argument" ip netns exec "$a" "$perf" client --cc bogus -n 1 198.18.0.2
 check "smartt-perf --proto tcp -C bogus: TCP_CONGESTION error" \
 	fails_with "TCP_CONGESTION" ip netns exec "$a" "$perf" client --proto tcp -C bogus -n 1 198.18.0.2
-check "smartt-perf --size 10: refused" \
-	fails_with "must be 32 B" "$perf" client -s 10 198.18.0.2
+# usage_error EXPECTED-TEXT COMMAND...: exits 2 (a usage error), names it.
+usage_error() {
+	local want=$1 out rc
+	shift
+	out=$(timeout 30 "$@" 2>&1)
+	rc=$?
+	echo "rc $rc: $out"
+	[ $rc = 2 ] && echo "$out" | grep -q -- "$want"
+}
+check "smartt-perf --size 10: refused as a usage error" \
+	usage_error "--size 10: want 32 B" "$perf" client -s 10 198.18.0.2
 # b's UDP port is open only while b has a transport socket: hold one, so
 # that b answers a port without a socket with the transport's error.
 server_start hold --proto smartt -4 -p 7098

@@ -5,6 +5,10 @@
  *   smartt-perf server [options]
  *   smartt-perf client [options] TARGET[,TARGET...]
  *
+ * Options may come before or after the mode.  Exit status: 0 every message
+ * completed, 1 a runtime error, 2 a usage error (one line naming the option
+ * and what it accepts).
+ *
  * Every message starts with a 32-byte &struct perf_hdr (so a message is at
  * least 32 bytes); over TCP the header's length field frames the message
  * in the byte stream.  Patterns:
@@ -86,11 +90,13 @@ static struct {
 	double idle;		/* server: exit after this long without a message */
 	long sndbuf, rcvbuf;
 	long window;
+	double interval;	/* client: a progress line every this many s; 0: none */
+	const char *raw;	/* client: per-message times into this file */
 	bool json;
 	bool verbose;
 } opt = {
 	.proto = P_SMARTT, .pattern = PAT_PINGPONG, .family = AF_INET,
-	.port = 5201, .size = 64, .outstanding = 1, .timeout = 10,
+	.port = 5201, .size = 64, .outstanding = 1, .timeout = 10, .interval = 1,
 };
 
 static const char *prog = "smartt-perf";
@@ -107,6 +113,20 @@ static void die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(1);
+}
+
+/* A usage error: one line naming the option and what it accepts, exit 2. */
+static void usage_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
+static void usage_die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see smartt-perf --help)\n", stderr);
+	exit(2);
 }
 
 static uint64_t now_ns(void)
@@ -168,12 +188,13 @@ static uint64_t parse_size(const char *s, const char *what)
 	errno = 0;
 	v = strtoull(s, &end, 10);
 	if (errno || end == s || *s == '-')
-		die("%s: '%s' is not a size", what, s);
+		usage_die("%s %s: not a size: want bytes, or with a K, M or G suffix (e.g. 64K, 1M)",
+			  what, s);
 	if (*end && strchr("kKmMgG", *end)) {
 		int shift = strchr("kK", *end) ? 10 : strchr("mM", *end) ? 20 : 30;
 
 		if (v > (~0ull >> shift))
-			die("%s: '%s' is too large", what, s);
+			usage_die("%s %s: too large", what, s);
 		v <<= shift;
 		end++;
 		if (*end == 'i')
@@ -182,7 +203,8 @@ static uint64_t parse_size(const char *s, const char *what)
 	if (*end == 'B')
 		end++;
 	if (*end)
-		die("%s: '%s' is not a size (bytes, or with K, M, G suffix)", what, s);
+		usage_die("%s %s: not a size: want bytes, or with a K, M or G suffix (e.g. 64K, 1M)",
+			  what, s);
 	return v;
 }
 
@@ -194,7 +216,7 @@ static long parse_long(const char *s, const char *what, long lo, long hi)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi)
-		die("%s: '%s' is not an integer in [%ld, %ld]", what, s, lo, hi);
+		usage_die("%s %s: want an integer in %ld..%ld", what, s, lo, hi);
 	return v;
 }
 
@@ -205,8 +227,8 @@ static double parse_double(const char *s, const char *what, double lo)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= lo))
-		die("%s: '%s' is not a number >= %g", what, s, lo);
+	if (errno || end == s || *end || !(v >= lo) || !(v < 1e12))
+		usage_die("%s %s: want a number >= %g", what, s, lo);
 	return v;
 }
 
@@ -218,18 +240,18 @@ static socklen_t parse_target(const char *s, int port, struct sockaddr_storage *
 	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
 
 	if (strlen(s) >= sizeof(buf))
-		die("target '%s' too long", s);
+		usage_die("target %s: too long: want ADDR, V4:PORT or [V6]:PORT", s);
 	strcpy(buf, s);
 	if (buf[0] == '[') {
 		host = buf + 1;
 		p = strchr(host, ']');
 		if (!p)
-			die("target '%s': missing ']'", s);
+			usage_die("target %s: missing ']': want [V6]:PORT", s);
 		*p++ = 0;
 		if (*p == ':')
 			port = parse_long(p + 1, "target port", 1, 65535);
 		else if (*p)
-			die("target '%s': expected [ADDR]:PORT", s);
+			usage_die("target %s: want [V6]:PORT", s);
 	} else if ((p = strchr(buf, ':')) && !strchr(p + 1, ':')) {
 		*p = 0;
 		port = parse_long(p + 1, "target port", 1, 65535);
@@ -245,7 +267,7 @@ static socklen_t parse_target(const char *s, int port, struct sockaddr_storage *
 		sin6->sin6_port = htons(port);
 		return sizeof(*sin6);
 	}
-	die("target '%s': not an IPv4 or IPv6 address", s);
+	usage_die("target %s: not an IPv4 or IPv6 address: want ADDR, V4:PORT or [V6]:PORT", s);
 }
 
 static const char *addr_str(const struct sockaddr_storage *ss)
@@ -333,8 +355,8 @@ static socklen_t bind_addr(int family, struct sockaddr_storage *ss)
 		socklen_t len = parse_target(opt.bind_addr, opt.port, ss);
 
 		if (ss->ss_family != family)
-			die("--bind %s: not an %s address", opt.bind_addr,
-			    family == AF_INET ? "IPv4" : "IPv6");
+			usage_die("--bind %s: want an %s address (the server's family: -4, -6)",
+				  opt.bind_addr, family == AF_INET ? "IPv4" : "IPv6");
 		return len;
 	}
 	memset(ss, 0, sizeof(*ss));
@@ -459,7 +481,8 @@ static int smartt_server(void)
 
 	common_opts(fd);
 	if (msg_max > SMARTT_MSG_MAX_LIMIT)
-		die("--size %llu: above SMARTT_MSG_MAX_LIMIT", (unsigned long long)msg_max);
+		usage_die("--size %llu: want at most %u bytes over smartt", (unsigned long long)msg_max,
+			  SMARTT_MSG_MAX_LIMIT);
 	set_int(fd, SOL_SMARTT, SMARTT_MSG_MAX, (int)msg_max, "SMARTT_MSG_MAX");
 	if (bind(fd, (struct sockaddr *)&ss, len))
 		die("bind %s: %s", addr_str(&ss), strerror(errno));
@@ -468,8 +491,9 @@ static int smartt_server(void)
 	buf = malloc(bufsz);
 	if (!buf)
 		die("out of memory for a %zu-byte buffer", bufsz);
-	printf("listening smartt %s\n", addr_str(&ss));
-	fflush(stdout);
+	/* With --json, stdout holds the JSON document only. */
+	fprintf(opt.json ? stderr : stdout, "listening smartt %s\n", addr_str(&ss));
+	fflush(NULL);
 	while (!srv_done(last)) {
 		struct iovec iov = { .iov_base = buf, .iov_len = bufsz };
 		struct msghdr m = { .msg_name = &from, .msg_namelen = sizeof(from),
@@ -648,8 +672,8 @@ static int tcp_server(void)
 	if (listen(lfd, 128))
 		die("listen: %s", strerror(errno));
 	set_nonblock(lfd);
-	printf("listening tcp %s\n", addr_str(&ss));
-	fflush(stdout);
+	fprintf(opt.json ? stderr : stdout, "listening tcp %s\n", addr_str(&ss));
+	fflush(NULL);
 	while (!srv_done(last)) {
 		pfd[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		for (i = 0; i < nconn; i++)
@@ -734,6 +758,79 @@ static struct samples fct;
 static uint64_t c_issued, c_done, c_failed, c_bytes, c_unexpected;
 static uint64_t t_first, t_last, t_progress;
 static int first_err;
+static FILE *raw_out;
+
+/* Per-interval progress: a line like iperf3's, or an entry of "intervals". */
+static struct {
+	uint64_t start_ns, next_ns;
+	uint64_t done, failed, bytes;	/* totals at the interval's start */
+	size_t nsamples;		/* fct.n at the interval's start */
+	char *json;			/* the intervals of the JSON document */
+	size_t json_len;
+	FILE *jf;
+} iv;
+
+static void interval_line(uint64_t t)
+{
+	double a = (iv.start_ns - t_first) / 1e9, b = (t - t_first) / 1e9;
+	size_t n = fct.n - iv.nsamples, i;
+	uint64_t *v = n ? malloc(n * sizeof(*v)) : NULL;
+	struct samples w = { .v = v, .n = n, .cap = n };
+	double gput = b > a ? (c_bytes - iv.bytes) * 8 / (b - a) / 1e6 : 0;
+	const char *what = opt.pattern == PAT_STREAM ? "fct" : "latency";
+
+	if (n && !v)
+		die("out of memory");
+	for (i = 0; i < n; i++)
+		v[i] = fct.v[iv.nsamples + i];
+	qsort(v, n, sizeof(*v), cmp_u64);
+	if (opt.json) {
+		if (!iv.jf) {
+			iv.jf = open_memstream(&iv.json, &iv.json_len);
+			if (!iv.jf)
+				die("out of memory");
+		} else {
+			fputc(',', iv.jf);
+		}
+		fprintf(iv.jf, "{\"start\":%.3f,\"end\":%.3f,\"messages\":%llu,\"failed\":%llu,"
+			"\"bytes\":%llu,\"goodput_mbps\":%.3f,\"%s_us\":{\"p50\":%.1f,"
+			"\"p99\":%.1f}}", a, b, (unsigned long long)(c_done - iv.done),
+			(unsigned long long)(c_failed - iv.failed),
+			(unsigned long long)(c_bytes - iv.bytes), gput, what, pct_us(&w, 50),
+			pct_us(&w, 99));
+	} else {
+		printf("[%6.2f-%6.2f s] messages %7llu  failed %llu  goodput %9.3f Mbit/s  "
+		       "%s_us p50 %.1f p99 %.1f\n", a, b, (unsigned long long)(c_done - iv.done),
+		       (unsigned long long)(c_failed - iv.failed), gput, what, pct_us(&w, 50),
+		       pct_us(&w, 99));
+		fflush(stdout);
+	}
+	free(v);
+	iv.start_ns = t;
+	iv.done = c_done;
+	iv.failed = c_failed;
+	iv.bytes = c_bytes;
+	iv.nsamples = fct.n;
+}
+
+/* Called from the client loops: a progress line when an interval is over. */
+static void interval_tick(void)
+{
+	uint64_t t;
+
+	if (opt.interval <= 0)
+		return;
+	t = now_ns();
+	if (!iv.next_ns) {
+		iv.start_ns = t_first;
+		iv.next_ns = t_first + (uint64_t)(opt.interval * 1e9);
+	}
+	if (t < iv.next_ns)
+		return;
+	interval_line(t);
+	while (iv.next_ns <= t)
+		iv.next_ns += (uint64_t)(opt.interval * 1e9);
+}
 
 static int free_slot(void)
 {
@@ -760,6 +857,11 @@ static void complete(int s, uint64_t fct_ns, int status)
 
 	slots[s].busy = false;
 	t_progress = t;
+	if (raw_out)
+		fprintf(raw_out, "%llu,%d,%llu,%llu,%s\n", (unsigned long long)slots[s].seq,
+			slots[s].target, (unsigned long long)(slots[s].start_ns - t_first),
+			(unsigned long long)(status ? t - slots[s].start_ns : fct_ns),
+			status ? strerror(status) : "");
 	if (status) {
 		c_failed++;
 		if (!first_err) {
@@ -892,6 +994,7 @@ static void smartt_client_loop(int fd)
 			complete(h.slot, now_ns() - slots[h.slot].start_ns, 0);
 		}
 		smartt_sock_error(fd);
+		interval_tick();
 	}
 	free(buf);
 	free(rbuf);
@@ -1043,6 +1146,7 @@ static void tcp_client_loop(void)
 		for (i = 0; i < ntargets; i++)
 			if (pfd[i].revents & (POLLIN | POLLERR | POLLHUP))
 				tcp_read(&targets[i], scratch);
+		interval_tick();
 	}
 	free(scratch);
 }
@@ -1052,13 +1156,18 @@ static void client_report(void)
 	double secs = t_last > t_first ? (t_last - t_first) / 1e9 : 0;
 	double gput = secs > 0 ? c_bytes * 8 / secs / 1e6 : 0;
 
+	/* The last, partial interval (if it holds anything). */
+	if (opt.interval > 0 && c_done + c_failed > iv.done + iv.failed)
+		interval_line(now_ns());
+	if (iv.jf)
+		fclose(iv.jf);
 	qsort(fct.v, fct.n, sizeof(*fct.v), cmp_u64);
 	if (opt.json) {
 		printf("{\"role\":\"client\",\"proto\":\"%s\",\"cc\":\"%s\",\"pattern\":\"%s\","
 		       "\"size\":%llu,\"resp_size\":%llu,\"outstanding\":%d,\"targets\":%d,"
 		       "\"messages\":%llu,\"failed\":%llu,\"unexpected\":%llu,\"bytes\":%llu,"
 		       "\"seconds\":%.6f,\"goodput_mbps\":%.3f,\"%s_us\":{\"p50\":%.1f,"
-		       "\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f}}\n",
+		       "\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"intervals\":[%s]}\n",
 		       opt.proto == P_TCP ? "tcp" : "smartt", opt.cc ? opt.cc : "default",
 		       opt.pattern == PAT_STREAM ? "stream" : "pingpong",
 		       (unsigned long long)opt.size, (unsigned long long)opt.resp_size,
@@ -1066,7 +1175,8 @@ static void client_report(void)
 		       (unsigned long long)c_failed, (unsigned long long)c_unexpected,
 		       (unsigned long long)c_bytes, secs, gput,
 		       opt.pattern == PAT_STREAM ? "fct" : "latency",
-		       pct_us(&fct, 50), pct_us(&fct, 90), pct_us(&fct, 99), pct_us(&fct, 100));
+		       pct_us(&fct, 50), pct_us(&fct, 90), pct_us(&fct, 99), pct_us(&fct, 100),
+		       iv.json ? iv.json : "");
 	} else {
 		printf("%s %s %s size %llu outstanding %d targets %d\n",
 		       opt.proto == P_TCP ? "tcp" : "smartt", opt.cc ? opt.cc : "default",
@@ -1095,7 +1205,8 @@ static void wait_start(void)
 	if (opt.start_at < now - 1)
 		fprintf(stderr, "%s: --start-at is %.3f s in the past\n", prog, now - opt.start_at);
 	if (opt.start_at > now + 3600)
-		die("--start-at %.3f: more than an hour ahead", opt.start_at);
+		usage_die("--start-at %.3f: want a CLOCK_REALTIME time at most an hour ahead",
+			  opt.start_at);
 	while (opt.start_at > now && !stop) {
 		double d = opt.start_at - now;
 
@@ -1114,18 +1225,20 @@ static int client(char *list)
 
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (ntargets == MAX_TARGETS)
-			die("more than %d targets", MAX_TARGETS);
+			usage_die("TARGET: want at most %d targets", MAX_TARGETS);
 		targets[ntargets].len = parse_target(tok, opt.port, &targets[ntargets].addr);
 		if (fam && targets[ntargets].addr.ss_family != fam)
-			die("targets mix IPv4 and IPv6");
+			usage_die("TARGET %s: want targets of one family (all IPv4 or all IPv6)", tok);
 		fam = targets[ntargets].addr.ss_family;
 		ntargets++;
 	}
 	if (!ntargets)
-		die("no target");
+		usage_die("client: want a TARGET[,TARGET...] (ADDR, V4:PORT or [V6]:PORT)");
 	if (opt.proto == P_SMARTT) {
 		if (opt.size > SMARTT_MSG_MAX_LIMIT || opt.resp_size > SMARTT_MSG_MAX_LIMIT)
-			die("--size: at most %u bytes over smartt", SMARTT_MSG_MAX_LIMIT);
+			usage_die("--size %llu: want at most %u bytes over smartt (or --proto tcp)",
+				  (unsigned long long)(opt.size > opt.resp_size ? opt.size :
+						       opt.resp_size), SMARTT_MSG_MAX_LIMIT);
 		fd = smartt_open(fam);
 		common_opts(fd);
 		if (opt.size > SMARTT_MSG_MAX_DEFAULT || opt.resp_size > SMARTT_MSG_MAX_DEFAULT)
@@ -1142,6 +1255,13 @@ static int client(char *list)
 		for (i = 0; i < ntargets; i++)
 			targets[i].fd = tcp_connect(&targets[i]);
 	}
+	if (opt.raw) {
+		raw_out = fopen(opt.raw, "w");
+		if (!raw_out)
+			die("--raw %s: %s", opt.raw, strerror(errno));
+		fprintf(raw_out, "seq,target,start_ns,%s,error\n",
+			opt.pattern == PAT_STREAM ? "fct_ns" : "latency_ns");
+	}
 	wait_start();
 	t_first = t_progress = now_ns();
 	if (opt.proto == P_SMARTT)
@@ -1149,6 +1269,8 @@ static int client(char *list)
 	else
 		tcp_client_loop();
 	client_report();
+	if (raw_out && fclose(raw_out))
+		die("--raw %s: %s", opt.raw, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	for (i = 0; i < ntargets; i++)
@@ -1164,30 +1286,41 @@ static int client(char *list)
 	return 0;
 }
 
+#ifndef SMARTT_VERSION
+#define SMARTT_VERSION "unknown"
+#endif
+
 static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: smartt-perf server [options]\n"
 "       smartt-perf client [options] TARGET[,TARGET...]   (ADDR, V4:PORT, [V6]:PORT)\n"
-"options:\n"
-"  --proto smartt|tcp     transport (default smartt)\n"
-"  -C, --cc NAME          congestion control (SMARTT_CC, or TCP_CONGESTION)\n"
-"  -p, --port PORT        server port, default port of targets (5201)\n"
-"  -4, -6                 server: address family (default IPv4)\n"
-"  -B, --bind ADDR        bind to this local address\n"
-"  -P, --pattern pingpong|stream   (client, default pingpong)\n"
-"  -s, --size BYTES       message size, 32 B .. 1 GiB, K/M/G suffixes (default 64)\n"
-"  -r, --resp-size BYTES  pingpong response size (default: --size)\n"
-"  -n, --count N          client: messages to send; server: exit after N messages\n"
-"  -d, --duration SECS    client: send for this long (when no --count; default 5)\n"
-"  -o, --outstanding N    messages in flight, 1..%d (default 1)\n"
-"  -t, --timeout SECS     fail when nothing completes for this long (default 10)\n"
-"  -S, --start-at T       client: start sending at CLOCK_REALTIME T (seconds)\n"
-"  -I, --idle SECS        server: exit after SECS without a message\n"
-"      --window BYTES     smartt cc \"none\": SMARTT_WINDOW\n"
-"      --sndbuf BYTES, --rcvbuf BYTES   socket buffers\n"
-"  -j, --json             one JSON object on stdout\n"
-"  -h, --help\n", MAX_OUTSTANDING);
+"options (before or after the mode):\n"
+"      --proto smartt|tcp     transport (default smartt)\n"
+"  -C, --cc NAME              congestion control: SMARTT_CC (none, smartt, smartt-2024,\n"
+"                             nscc, strack) or TCP_CONGESTION (default: the system's)\n"
+"  -p, --port PORT            server port, default port of targets (default 5201)\n"
+"  -4, -6                     server: address family (default IPv4)\n"
+"  -B, --bind ADDR            bind to this local address\n"
+"  -P, --pattern pingpong|stream   client (default pingpong)\n"
+"  -s, --size BYTES           message size, 32 B .. 1 GiB, K/M/G suffixes (default 64)\n"
+"  -r, --resp-size BYTES      pingpong response size (default: --size)\n"
+"  -n, --count N              client: messages to send; server: exit after N messages\n"
+"  -d, --duration SECS        client: send for this long (when no --count; default 5)\n"
+"  -o, --outstanding N        messages in flight, 1..%d (default 1)\n"
+"  -t, --timeout SECS         fail when nothing completes for this long (default 10)\n"
+"  -S, --start-at T           client: start sending at CLOCK_REALTIME T (seconds)\n"
+"  -I, --idle SECS            server: exit after SECS without a message (default: never)\n"
+"  -i, --interval SECS        client: a progress line every SECS, 0 for none (default 1;\n"
+"                             with --json the intervals are in the document)\n"
+"      --raw FILE             client: one CSV line per message (seq, target, start and\n"
+"                             latency or FCT in ns, error) into FILE, for CDFs\n"
+"      --window BYTES         smartt cc \"none\": SMARTT_WINDOW\n"
+"      --sndbuf BYTES, --rcvbuf BYTES   socket buffers, K/M/G suffixes (default: system)\n"
+"  -j, --json                 one JSON document on stdout (diagnostics on stderr)\n"
+"  -V, --version              print the version\n"
+"  -h, --help\n"
+"exit status: 0 every message completed, 1 runtime error, 2 usage error\n", MAX_OUTSTANDING);
 }
 
 int main(int argc, char **argv)
@@ -1206,10 +1339,13 @@ int main(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "start-at", required_argument, NULL, 'S' },
 		{ "idle", required_argument, NULL, 'I' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "raw", required_argument, NULL, 'R' },
 		{ "window", required_argument, NULL, 'W' },
 		{ "sndbuf", required_argument, NULL, 'x' },
 		{ "rcvbuf", required_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1217,19 +1353,8 @@ int main(int argc, char **argv)
 	bool server;
 	int c;
 
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "server"))
-		server = true;
-	else if (!strcmp(argv[1], "client"))
-		server = false;
-	else
-		die("unknown mode '%s': server or client", argv[1]);
-	argc--;
-	argv++;
-	while ((c = getopt_long(argc, argv, "46C:p:B:P:s:r:n:d:o:t:S:I:jh", lo, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":46C:p:B:P:s:r:n:d:o:t:S:I:i:jVh", lo, NULL)) != -1) {
 		switch (c) {
 		case '4': opt.family = AF_INET; break;
 		case '6': opt.family = AF_INET6; break;
@@ -1239,11 +1364,12 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "tcp"))
 				opt.proto = P_TCP;
 			else
-				die("--proto %s: smartt or tcp", optarg);
+				usage_die("--proto %s: want smartt or tcp", optarg);
 			break;
 		case 'C':
 			if (!*optarg || strlen(optarg) >= SMARTT_CC_NAME_MAX)
-				die("--cc '%s': %s", optarg, strerror(EINVAL));
+				usage_die("--cc '%s': want a congestion control name of 1..%d characters",
+					  optarg, SMARTT_CC_NAME_MAX - 1);
 			opt.cc = optarg;
 			break;
 		case 'p': opt.port = parse_long(optarg, "--port", 1, 65535); break;
@@ -1254,7 +1380,7 @@ int main(int argc, char **argv)
 			else if (!strcmp(optarg, "stream"))
 				opt.pattern = PAT_STREAM;
 			else
-				die("--pattern %s: pingpong or stream", optarg);
+				usage_die("--pattern %s: want pingpong or stream", optarg);
 			break;
 		case 's': opt.size = parse_size(optarg, "--size"); break;
 		case 'r': opt.resp_size = parse_size(optarg, "--resp-size"); break;
@@ -1266,37 +1392,63 @@ int main(int argc, char **argv)
 		case 't': opt.timeout = parse_double(optarg, "--timeout", 0.01); break;
 		case 'S': opt.start_at = parse_double(optarg, "--start-at", 0); break;
 		case 'I': opt.idle = parse_double(optarg, "--idle", 0.01); break;
-		case 'W': opt.window = parse_long(optarg, "--window", 1, INT_MAX); break;
-		case 'x': opt.sndbuf = parse_long(optarg, "--sndbuf", 1, INT_MAX); break;
-		case 'y': opt.rcvbuf = parse_long(optarg, "--rcvbuf", 1, INT_MAX); break;
+		case 'i': opt.interval = parse_double(optarg, "--interval", 0); break;
+		case 'R':
+			if (!*optarg)
+				usage_die("--raw: want a file name");
+			opt.raw = optarg;
+			break;
+		case 'W': opt.window = parse_size(optarg, "--window"); break;
+		case 'x': opt.sndbuf = parse_size(optarg, "--sndbuf"); break;
+		case 'y': opt.rcvbuf = parse_size(optarg, "--rcvbuf"); break;
 		case 'j': opt.json = true; break;
+		case 'V': printf("smartt-perf %s\n", SMARTT_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
+		case ':':
+			usage_die("%s: want a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				usage_die("-%c: unknown option", optopt);
+			usage_die("%s: unknown option", argv[optind - 1]);
 		}
 	}
+	if (optind == argc)
+		usage_die("want a mode: server or client");
+	if (!strcmp(argv[optind], "server"))
+		server = true;
+	else if (!strcmp(argv[optind], "client"))
+		server = false;
+	else
+		usage_die("%s: unknown mode: want server or client", argv[optind]);
+	optind++;
+	if (opt.window > INT_MAX || opt.sndbuf > INT_MAX || opt.rcvbuf > INT_MAX)
+		usage_die("--window, --sndbuf, --rcvbuf: want at most %d bytes", INT_MAX);
+	if ((opt.interval > 0 && opt.interval < 0.1) || opt.interval > 3600)
+		usage_die("--interval %g: want 0 (none) or 0.1..3600 seconds", opt.interval);
 	if (opt.size < HDR_LEN || opt.size > (1ull << 30))
-		die("--size %llu: must be %u B .. 1 GiB", (unsigned long long)opt.size, HDR_LEN);
+		usage_die("--size %llu: want %u B .. 1 GiB", (unsigned long long)opt.size, HDR_LEN);
 	if (!opt.resp_size)
 		opt.resp_size = opt.size;
 	if (opt.resp_size < HDR_LEN || opt.resp_size > (1ull << 30))
-		die("--resp-size %llu: must be %u B .. 1 GiB", (unsigned long long)opt.resp_size,
-		    HDR_LEN);
+		usage_die("--resp-size %llu: want %u B .. 1 GiB", (unsigned long long)opt.resp_size,
+			  HDR_LEN);
 	if (opt.timeout > SMARTT_TIMEOUT_MS_MAX / 1000)
-		die("--timeout %g: at most %u s", opt.timeout, SMARTT_TIMEOUT_MS_MAX / 1000);
+		usage_die("--timeout %g: want at most %u s", opt.timeout,
+			  SMARTT_TIMEOUT_MS_MAX / 1000);
 	if (!opt.count && !opt.duration)
 		opt.duration = 5;
+	if (server && optind != argc)
+		usage_die("server: takes no TARGET ('%s')", argv[optind]);
+	if (!server && optind + 1 != argc)
+		usage_die("client: want exactly one TARGET[,TARGET...] argument (ADDR, V4:PORT or "
+			  "[V6]:PORT)");
 	txbuf = calloc(1, SCRATCH);
 	if (!txbuf)
 		die("out of memory");
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (server) {
-		if (optind != argc)
-			die("server takes no target ('%s')", argv[optind]);
+	if (server)
 		return opt.proto == P_TCP ? tcp_server() : smartt_server();
-	}
-	if (optind + 1 != argc)
-		die("client needs exactly one TARGET[,TARGET...] argument");
 	return client(argv[optind]);
 }
