@@ -5,7 +5,9 @@
  *
  * The trace parser and the driver are in this file; main() is left out when
  * REPLAY_NO_MAIN is defined so that the fuzzer (selftests/unit) can link the
- * very same code.
+ * very same code.  The driver calls the cores through a struct replay_core:
+ * the C build directly (replay_core_c, below), or with --bpf the cores
+ * compiled into BPF and run in the kernel (replay_bpf.c).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -22,11 +24,13 @@
 #include "algo/strack.h"
 #include "algo/lb.h"
 #include "algo/units.h"
+#include "replay_core.h"
 
 #define REPLAY_ALGO_STRACK	SMARTT_PROFILE_COUNT
 #define REPLAY_MAX_SETS		128
 
 struct replay {
+	const struct replay_core *core;	/* replay_core_c unless --bpf */
 	int algo;		/* smartt profile id, or REPLAY_ALGO_STRACK */
 	struct smartt_knobs sk;
 	struct smartt_params sp;
@@ -46,6 +50,24 @@ struct replay {
 	u64 last_t;
 	FILE *out;
 	char err[256];
+};
+
+/* The C build of the cores, called directly. */
+const struct replay_core replay_core_c = {
+	.smartt_params_init = smartt_params_init,
+	.smartt_maxwnd = smartt_maxwnd,
+	.smartt_init = smartt_init,
+	.smartt_on_ack = smartt_on_ack,
+	.smartt_on_nack = smartt_on_nack,
+	.smartt_on_timeout = smartt_on_timeout,
+	.strack_params_init = strack_params_init,
+	.strack_maxwnd = strack_maxwnd,
+	.strack_init = strack_init,
+	.strack_on_ack = strack_on_ack,
+	.smartt_bdp_bytes = smartt_bdp_bytes,
+	.smartt_lb_init = smartt_lb_init,
+	.smartt_lb_next = smartt_lb_next,
+	.smartt_lb_feedback = smartt_lb_feedback,
 };
 
 static int replay_fail(struct replay *r, const char *fmt, ...)
@@ -218,6 +240,9 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
  * @lb: selector name, or NULL for the algorithm's default
  * @out: where the CSV goes
  *
+ * The cores are called directly (replay_core_c); r->core may be changed
+ * before replay_start().
+ *
  * Return: 0, or -1 with r->err set.
  */
 int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
@@ -225,6 +250,7 @@ int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
 	int a, l;
 
 	memset(r, 0, sizeof(*r));
+	r->core = &replay_core_c;
 	r->out = out;
 	if (!strcmp(algo, "strack")) {
 		a = REPLAY_ALGO_STRACK;
@@ -293,18 +319,18 @@ int replay_start(struct replay *r)
 	u64 maxwnd, mtu, bdp;
 
 	if (r->algo == REPLAY_ALGO_STRACK) {
-		if (strack_params_init(&r->tp, &r->tk))
+		if (r->core->strack_params_init(&r->tp, &r->tk))
 			return replay_fail(r, "strack knobs rejected (see --help for ranges)");
-		maxwnd = strack_maxwnd(&r->tp, r->tp.base_rtt0);
+		maxwnd = r->core->strack_maxwnd(&r->tp, r->tp.base_rtt0);
 		mtu = r->tk.mtu;
-		bdp = smartt_bdp_bytes(r->tk.link_mbps, r->tp.base_rtt0);
+		bdp = r->core->smartt_bdp_bytes(r->tk.link_mbps, r->tp.base_rtt0);
 	} else {
-		if (smartt_params_init(&r->sp, &r->sk))
+		if (r->core->smartt_params_init(&r->sp, &r->sk))
 			return replay_fail(r, "%s knobs rejected (see --help for ranges)",
 					   smartt_profile_names[r->algo]);
-		maxwnd = smartt_maxwnd(&r->sp, r->sp.base_rtt0);
+		maxwnd = r->core->smartt_maxwnd(&r->sp, r->sp.base_rtt0);
 		mtu = r->sk.mtu;
-		bdp = smartt_bdp_bytes(r->sk.link_mbps, r->sp.base_rtt0);
+		bdp = r->core->smartt_bdp_bytes(r->sk.link_mbps, r->sp.base_rtt0);
 	}
 	if (r->cwnd0 && (r->cwnd0 < mtu || r->cwnd0 > maxwnd))
 		return replay_fail(r, "--set cwnd=%llu: outside [mtu %llu, maxwnd %llu]",
@@ -312,13 +338,13 @@ int replay_start(struct replay *r)
 				   (unsigned long long)mtu, (unsigned long long)maxwnd);
 	if (!r->lb_bdp_set)
 		r->lk.bdp = (u32)min_t(u64, bdp, U32_MAX);
-	if (smartt_lb_init(&r->lb, &r->lk))
+	if (r->core->smartt_lb_init(&r->lb, &r->lk))
 		return replay_fail(r, "path selector knobs rejected");
 	if (r->algo == REPLAY_ALGO_STRACK) {
-		strack_init(&r->ts, &r->tp, r->cwnd0);
+		r->core->strack_init(&r->ts, &r->tp, r->cwnd0);
 		r->ts.avg_delay = r->avg_delay_ns * 1000;
 	} else {
-		smartt_init(&r->ss, &r->sp, r->cwnd0);
+		r->core->smartt_init(&r->ss, &r->sp, r->cwnd0);
 		r->ss.avg_delay = r->avg_delay_ns * 1000;
 		/* only the 2024 rules keep a WTD average (see smartt_state) */
 		if (r->sp.k.rules == SMARTT_RULES_2024)
@@ -460,8 +486,8 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 	if (ev == EV_SEND) {
 		cwnd = r->algo == REPLAY_ALGO_STRACK ? r->ts.cwnd : r->ss.cwnd;
 		r->in_flight = smartt_sat_add(r->in_flight, f[F_BYTES]);
-		ev_out = smartt_lb_next(&r->lb, cwnd / (r->algo == REPLAY_ALGO_STRACK ?
-					r->tk.mtu : r->sk.mtu), (u32)f[F_BYTES]);
+		ev_out = r->core->smartt_lb_next(&r->lb, cwnd / (r->algo == REPLAY_ALGO_STRACK ?
+						 r->tk.mtu : r->sk.mtu), (u32)f[F_BYTES]);
 		have_ev_out = true;
 	} else {
 		struct smartt_event e;
@@ -476,14 +502,14 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			/* found by SACK/out-of-order/probe: the cores are not told */
 		} else if (r->algo == REPLAY_ALGO_STRACK) {
 			if (ev == EV_ACK)
-				rules = strack_on_ack(&r->ts, &r->tp, e.now, e.rtt, e.ecn,
-						      e.bytes);
+				rules = r->core->strack_on_ack(&r->ts, &r->tp, e.now, e.rtt,
+								e.ecn, e.bytes);
 		} else if (ev == EV_ACK) {
-			rules = smartt_on_ack(&r->ss, &r->sp, &e);
+			rules = r->core->smartt_on_ack(&r->ss, &r->sp, &e);
 		} else if (ev == EV_NACK) {
-			rules = smartt_on_nack(&r->ss, &r->sp, &e);
+			rules = r->core->smartt_on_nack(&r->ss, &r->sp, &e);
 		} else {
-			rules = smartt_on_timeout(&r->ss, &r->sp, &e);
+			rules = r->core->smartt_on_timeout(&r->ss, &r->sp, &e);
 		}
 		if (ev == EV_ACK)
 			fb = f[F_ECN] ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
@@ -495,7 +521,7 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 			fb = SMARTT_FB_TIMEOUT;
 		/* a timeout without ev= blames entropy 0, like the reference */
 		if ((given & (1U << F_EV)) || ev == EV_TIMEOUT)
-			smartt_lb_feedback(&r->lb, f[F_T], (u32)f[F_EV], fb);
+			r->core->smartt_lb_feedback(&r->lb, f[F_T], (u32)f[F_EV], fb);
 	}
 
 	fprintf(r->out, "%llu,%s,%llu,", (unsigned long long)r->i++, ev_names[ev],
@@ -556,7 +582,7 @@ static void replay_usage(FILE *o)
 	fprintf(o,
 		"usage: smartt-replay --algo {smartt-2024|smartt|nscc|strack}\n"
 		"                     [--lb {reps|reps-single|strack-bitmap|oblivious|ecmp}]\n"
-		"                     [--set KEY=VALUE]... [--plot FILE.png] [TRACE|-]\n"
+		"                     [--set KEY=VALUE]... [--plot FILE.png] [--bpf] [TRACE|-]\n"
 		"       smartt-replay --help [--algo ALGO]   (knobs and their defaults)\n"
 		"       smartt-replay --version\n");
 }
@@ -574,6 +600,9 @@ static void help(const char *algo)
 	       "  -s, --set KEY=VAL   a knob or initial state (below); repeatable\n"
 	       "  -p, --plot FILE     also draw cwnd, in_flight and avg_delay over time into\n"
 	       "                      FILE (PNG, matplotlib); the CSV still goes to stdout\n"
+	       "  -b, --bpf           run the cores compiled into BPF, in the kernel\n"
+	       "                      (BPF_PROG_TEST_RUN; root and a kernel with BTF): the\n"
+	       "                      same rows, from the BPF build\n"
 	       "  -h, --help          this help (with --algo: that core's knobs)\n"
 	       "  -V, --version       print the version\n"
 	       "TRACE is a file of events, or - (the default) for standard input.\n");
@@ -714,6 +743,7 @@ int main(int argc, char **argv)
 		{ "lb", required_argument, NULL, 'l' },
 		{ "set", required_argument, NULL, 's' },
 		{ "plot", required_argument, NULL, 'p' },
+		{ "bpf", no_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -722,12 +752,12 @@ int main(int argc, char **argv)
 	const char *sets[REPLAY_MAX_SETS];
 	static struct replay r;
 	unsigned long lineno = 0;
-	int nsets = 0, i, c, want_help = 0;
-	char line[4096], title[128];
+	int nsets = 0, i, c, want_help = 0, use_bpf = 0;
+	char line[4096], title[128], err[256];
 	FILE *in, *out = stdout;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":a:l:s:p:hV", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":a:l:s:p:bhV", lo, NULL)) != -1) {
 		switch (c) {
 		case 'a': algo = optarg; break;
 		case 'l': lb = optarg; break;
@@ -737,6 +767,7 @@ int main(int argc, char **argv)
 			sets[nsets++] = optarg;
 			break;
 		case 'p': plot_path = optarg; break;
+		case 'b': use_bpf = 1; break;
 		case 'h': want_help = 1; break;
 		case 'V':
 			printf(PROG " %s\n", SMARTT_VERSION);
@@ -790,6 +821,15 @@ int main(int argc, char **argv)
 				path, strerror(errno));
 			return 1;
 		}
+	}
+	/* with --bpf nothing runs in C: no BPF is an error, never a fallback */
+	if (use_bpf) {
+		if (replay_bpf_open(r.algo == REPLAY_ALGO_STRACK, r.sk.rules, r.lk.kind,
+				    err, sizeof(err))) {
+			fprintf(stderr, PROG ": --bpf: %s\n", err);
+			return 1;
+		}
+		r.core = &replay_core_bpf;
 	}
 	if (replay_start(&r))
 		return usage_error("%s", r.err);
