@@ -31,7 +31,7 @@ $(REPLAY_BPF_SKEL): replay-bpf-force
 replay-bpf-force:
 .PHONY: replay-bpf-force
 else
-REPLAY_BPF_CFLAGS := -I$(TOP)/bpf '-DREPLAY_NO_BPF="without $(REPLAY_BPF_MISSING) at build time"'
+REPLAY_BPF_CFLAGS := -I$(TOP)/bpf '-DREPLAY_NO_BPF="$(REPLAY_BPF_MISSING) missing at build time"'
 REPLAY_BPF_LIBS :=
 REPLAY_BPF_DEPS :=
 endif
