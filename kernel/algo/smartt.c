@@ -245,6 +245,8 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	p->base_rtt0 = k->base_rtt ? k->base_rtt : k->network_rtt;
 	p->net_bdp = smartt_bdp_bytes(k->link_mbps, k->network_rtt);
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
+	smartt_maxwnd_lb_init(&p->maxwnd_lb_k, &p->maxwnd_lb_slack,
+			      k->link_mbps, p->maxwnd_fp);
 	p->qa_scaling_fp = smartt_ppm_to_fp(k->qa_scaling);
 	p->target_qdelay = k->target_qdelay;
 	if (!p->target_qdelay)
@@ -254,6 +256,11 @@ int smartt_params_init(struct smartt_params *p, const struct smartt_knobs *k)
 	/* trtt = base x trtt_fp + trtt_add: a ratio or base + target_qdelay */
 	p->trtt_fp = k->trtt_abs ? 1U << SMARTT_FP_SHIFT : smartt_ppm_to_fp(k->trtt);
 	p->trtt_add = k->trtt_abs ? p->target_qdelay : 0;
+	/* QuickAdapt window: trtt, or base_rtt + target_qdelay for nscc */
+	p->qa_win_fp = k->rules == SMARTT_RULES_NSCC ? 1U << SMARTT_FP_SHIFT :
+		       p->trtt_fp;
+	p->qa_win_add = (k->rules == SMARTT_RULES_NSCC ? p->target_qdelay :
+			 p->trtt_add) + !k->qa_inclusive;
 	p->adjust_period = k->adjust_period;
 	p->adjust_bytes = k->adjust_bytes;
 	/* delay_ewma and wtd_alpha are validated in [1, 10^6] */
@@ -340,6 +347,9 @@ static __always_inline u32 smartt_bound_inl(struct smartt_state *s,
 		return SMARTT_R_CLAMPED;
 	}
 	/* maxwnd >= mtu: only a window at or above mtu needs it */
+	if (likely(!smartt_maxwnd_above(s->cwnd, s->base_rtt, p->maxwnd_lb_k,
+					p->maxwnd_lb_slack)))
+		return 0;
 	maxwnd = smartt_maxwnd(p, s->base_rtt);
 	if (s->cwnd > maxwnd) {
 		s->cwnd = maxwnd;
@@ -479,8 +489,8 @@ static bool smartt_ignoring(const struct smartt_state *s)
 }
 
 /* Does a high delay alone ask for QuickAdapt in this window? */
-static bool smartt_qa_delay_trigger(const struct smartt_state *s,
-				    const struct smartt_params *p, u32 delay)
+static __always_inline bool smartt_qa_delay_trigger(const struct smartt_state *s,
+						    const struct smartt_params *p, u32 delay)
 {
 	u64 thr;
 
@@ -522,12 +532,13 @@ static __always_inline void smartt_qa_next(struct smartt_state *s,
 					   const struct smartt_event *e)
 {
 	s->achieved = 0;
-	/* the window ends at now >= qa_end; "now > end" is "now >= end + 1" */
-	if (p->k.rules == SMARTT_RULES_NSCC)
-		s->qa_end = e->now + s->base_rtt + p->target_qdelay;
-	else
-		s->qa_end = e->now + smartt_trtt(s, p);
-	s->qa_end += !p->k.qa_inclusive;
+	/*
+	 * now + trtt, or now + base_rtt + target_qdelay for nscc (base x
+	 * 1.0 in Q.16 is exact); the window ends at now >= qa_end, and "now
+	 * > end" is "now >= end + 1" (in qa_win_add)
+	 */
+	s->qa_end = e->now + (((u64)s->base_rtt * p->qa_win_fp) >> SMARTT_FP_SHIFT) +
+		    p->qa_win_add;
 }
 
 /*
@@ -595,6 +606,54 @@ static __always_inline u64 smartt_fi_count_add(const struct smartt_state *s,
 	return c < SMARTT_FI_COUNT_MAX ? c : SMARTT_FI_COUNT_MAX;
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* smartt_state.fi_word: fi_count in the low 56 bits, flags above */
+#define SMARTT_FI_WORD_FLAGS	56
+#endif
+
+/*
+ * FastIncrease's count of an uncongested ACK: fi_count += bytes,
+ * saturating at SMARTT_FI_COUNT_MAX.
+ * Return: fi_count > cwnd, or FastIncrease already active.
+ */
+static __always_inline bool smartt_fi_count_up(struct smartt_state *s,
+					       u32 bytes)
+{
+#ifdef SMARTT_FI_WORD_FLAGS
+	u64 w = s->fi_word, w2 = w + bytes;
+
+	/*
+	 * fi_count < 2^56 and bytes < 2^32: the sum carries into the flags
+	 * byte exactly when it passes SMARTT_FI_COUNT_MAX.
+	 */
+	if (unlikely((w ^ w2) >> SMARTT_FI_WORD_FLAGS))
+		w2 = w | SMARTT_FI_COUNT_MAX;
+	s->fi_word = w2;
+	/*
+	 * The flags are TRIGGER_QA (bit 56) and INCREASE (bit 57): without
+	 * TRIGGER_QA the word is fi_count, plus 2^57 with INCREASE, and
+	 * cwnd <= maxwnd < 2^49, so one compare tests both.
+	 */
+	return (w2 & ~((u64)SMARTT_F_TRIGGER_QA << SMARTT_FI_WORD_FLAGS)) >
+	       s->cwnd;
+#else
+	s->fi_count = smartt_fi_count_add(s, bytes);
+	return s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE);
+#endif
+}
+
+/* A congested ACK ends FastIncrease: fi_count = 0, INCREASE cleared. */
+static __always_inline void smartt_fi_reset(struct smartt_state *s)
+{
+#ifdef SMARTT_FI_WORD_FLAGS
+	s->fi_word &= ~(SMARTT_FI_COUNT_MAX |
+			((u64)SMARTT_F_INCREASE << SMARTT_FI_WORD_FLAGS));
+#else
+	s->fi_count = 0;
+	s->flags &= ~SMARTT_F_INCREASE;
+#endif
+}
+
 /*
  * FastIncrease as in both papers' Algorithm 3: after more than cwnd
  * consecutive uncongested bytes (no ECN, queuing delay <= fast_delay), add
@@ -608,17 +667,33 @@ static __always_inline bool smartt_fast_increase(struct smartt_state *s,
 	if (!p->k.fast_inc)
 		return false;
 	if (delay <= p->k.fast_delay && !e->ecn) {
-		s->fi_count = smartt_fi_count_add(s, e->bytes);
-		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
+		if (smartt_fi_count_up(s, e->bytes)) {
 			s->cwnd += p->fast_bytes;
 			s->flags |= SMARTT_F_INCREASE;
 			return true;
 		}
 	} else {
-		s->fi_count = 0;
-		s->flags &= ~SMARTT_F_INCREASE;
+		smartt_fi_reset(s);
 	}
 	return false;
+}
+
+/*
+ * FastIncrease fires on an ACK that left the base RTT as it was: the
+ * step, then the upper bound.
+ */
+static noinline u32 smartt_fast_inc_up(struct smartt_state *s,
+				       const struct smartt_params *p)
+{
+	u64 maxwnd = smartt_maxwnd_bdp(p, smartt_bdp_at(p, s->base_rtt));
+
+	s->cwnd += p->fast_bytes;
+	s->flags |= SMARTT_F_INCREASE;
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		return SMARTT_R_FAST_INC | SMARTT_R_CLAMPED;
+	}
+	return SMARTT_R_FAST_INC;
 }
 
 /*
@@ -744,6 +819,182 @@ static __always_inline u32 smartt_inc_2024(struct smartt_state *s,
 }
 
 /*
+ * The rules below, for an ACK whose RTT sample left the base RTT as it
+ * was (the common ACK), compute without saturation and leave the event to
+ * the saturating version of the same rule, from the start (nothing is
+ * written before), as soon as a product or sum does not fit in 64 bits:
+ * the result is the same.
+ */
+
+/* smartt_md_2024() of the common ACK where a product saturates. */
+static noinline u32 smartt_md_2024_slow(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e)
+{
+	return smartt_md_2024(s, p, e, s->base_rtt, e->rtt, smartt_trtt(s, p));
+}
+
+/* smartt_pifi_2024() of the common ACK where a product saturates. */
+static noinline u32 smartt_pifi_2024_slow(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
+{
+	return smartt_pifi_2024(s, p, e, s->base_rtt, e->rtt - s->base_rtt);
+}
+
+/* smartt_fd_2024() of the common ACK. */
+static noinline u32 smartt_fd_2024_same(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), x;
+
+	/* smartt_fd_bytes() */
+	if (unlikely(smartt_mul_overflow(s->cwnd, (u64)e->bytes, &x)))
+		return smartt_fd_2024(s, p, e, s->base_rtt);
+	if (unlikely(smartt_mul_overflow(p->fd_fp, div64_u64(x, bdp), &x)))
+		return smartt_fd_2024(s, p, e, s->base_rtt);
+	s->cwnd = smartt_sat_sub(s->cwnd, x >> SMARTT_FP_SHIFT);
+	if (s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return SMARTT_R_FD | SMARTT_R_CLAMPED;
+	}
+	return SMARTT_R_FD;
+}
+
+/* smartt_md_2024() of the common ACK (RTT e->rtt, above @trtt). */
+static noinline u32 smartt_md_2024_same(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e, u64 trtt)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), rtt = e->rtt, dec, x;
+	u32 nb = e->bytes;
+
+	/*
+	 * (rtt - trtt) / rtt < 1.0 (Q.16 < 2^16) x md (Q.16, at most 64 x
+	 * 64 with md_no_trim: < 2^28) < 2^44, >> 16, x nb < 2^60: no
+	 * saturation in the MD term.
+	 */
+	dec = div64_u64((rtt - trtt) << SMARTT_FP_SHIFT, rtt);
+	dec = ((dec * p->md_fp) >> SMARTT_FP_SHIFT) * nb >> SMARTT_FP_SHIFT;
+	/* smartt_fd_bytes() */
+	if (unlikely(smartt_mul_overflow(s->cwnd, (u64)nb, &x)))
+		goto general;
+	if (unlikely(smartt_mul_overflow(p->fd_fp, div64_u64(x, bdp), &x)))
+		goto general;
+	dec += x >> SMARTT_FP_SHIFT;	/* < 2^44 + 2^48 */
+	s->cwnd = smartt_sat_sub(s->cwnd, min_t(u64, dec, nb));
+	if (s->cwnd < p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return SMARTT_R_MD | SMARTT_R_CLAMPED;
+	}
+	return SMARTT_R_MD;
+general:
+	return smartt_md_2024_slow(s, p, e);
+}
+
+/* The 2024 rules on an ECN-marked common ACK: WTD, FD or MD + FD. */
+static __always_inline u32 smartt_2024_ecn(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e)
+{
+	u64 trtt;
+
+	if (p->k.fast_inc)
+		smartt_fi_reset(s);
+	if (p->k.wtd_enable && s->wtd < p->k.wtd_threshold)
+		return SMARTT_R_WTD_HOLD;
+	trtt = smartt_trtt(s, p);
+	if (e->rtt <= trtt)
+		return smartt_fd_2024_same(s, p, e);
+	return smartt_md_2024_same(s, p, e, trtt);
+}
+
+/* smartt_fi_2024() of the common ACK. */
+static noinline u32 smartt_fi_2024_same(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb = (u64)e->bytes * p->k.mtu;
+	u64 maxwnd = smartt_maxwnd_bdp(p, bdp), x;
+
+	/* smartt_fi_num() */
+	if (unlikely(smartt_mul_overflow(p->fi_fp, bdp, &x)))
+		goto general;
+	x = div_u64(x, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(x, mb, &x)))
+		goto general;
+	x >>= SMARTT_FP_SHIFT;
+	s->cwnd += div64_u64(x, s->cwnd);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		return SMARTT_R_FI | SMARTT_R_CLAMPED;
+	}
+	return SMARTT_R_FI;
+general:
+	return smartt_fi_2024(s, p, e, s->base_rtt);
+}
+
+/* smartt_pifi_2024() of the common ACK (RTT e->rtt, at most @trtt). */
+static noinline u32 smartt_pifi_2024_same(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e, u64 trtt)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), rtt = e->rtt, x, y;
+	u32 nb = e->bytes;
+	u64 mb = (u64)nb * p->k.mtu;
+
+	/* smartt_pi_num(): trtt < 2^39, so the shift fits */
+	x = div64_u64((trtt - rtt) << SMARTT_FP_SHIFT, rtt);
+	if (unlikely(smartt_mul_overflow(p->pi_fp, bdp, &y)))
+		goto general;
+	y = div_u64(y, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(x, y, &x)))
+		goto general;
+	if (unlikely(smartt_mul_overflow(x >> SMARTT_FP_SHIFT, mb, &x)))
+		goto general;
+	if (unlikely(smartt_mul_overflow((u64)nb, s->cwnd, &y)))
+		goto general;
+	x = min_t(u64, x >> SMARTT_FP_SHIFT, y);
+	/* smartt_fi_num(), checked before anything is written */
+	if (unlikely(smartt_mul_overflow(p->fi_fp, bdp, &y)))
+		goto general;
+	y = div_u64(y, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(y, mb, &y)))
+		goto general;
+	y >>= SMARTT_FP_SHIFT;
+	s->cwnd += div64_u64(x, s->cwnd);
+	s->cwnd += div64_u64(y, s->cwnd);
+	x = smartt_maxwnd_bdp(p, bdp);
+	if (s->cwnd > x) {
+		s->cwnd = x;
+		return SMARTT_R_PI | SMARTT_R_FI | SMARTT_R_CLAMPED;
+	}
+	return SMARTT_R_PI | SMARTT_R_FI;
+general:
+	return smartt_pifi_2024_slow(s, p, e);
+}
+
+/* The 2024 rules on an unmarked common ACK: FastIncrease, the increases. */
+static __always_inline u32 smartt_2024_inc(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e)
+{
+	u64 trtt;
+
+	if (p->k.fast_inc) {
+		if (e->rtt - s->base_rtt > p->k.fast_delay)
+			smartt_fi_reset(s);
+		else if (smartt_fi_count_up(s, e->bytes))
+			return smartt_fast_inc_up(s, p);
+	}
+	trtt = smartt_trtt(s, p);
+	if (e->rtt > trtt)
+		return smartt_fi_2024_same(s, p, e);
+	return smartt_pifi_2024_same(s, p, e, trtt);
+}
+
+/*
  * The 2024 rules after the ignore phase and the QuickAdapt check:
  * FastIncrease, then the decreases (ECN) or the increases.
  */
@@ -801,10 +1052,6 @@ static noinline u32 smartt_qa_paper(struct smartt_state *s,
 }
 
 /*
- * Ignore phase, Wait-to-Decrease average, QuickAdapt check; the rest is
- * tail-called so that this common part needs no saved registers.
- */
-/*
  * Everything after the delay: ignore phase, Wait-to-Decrease average,
  * QuickAdapt check, the rules.
  */
@@ -842,19 +1089,30 @@ static noinline u32 smartt_ack_2024_learn(struct smartt_state *s,
 
 /*
  * The common 2024 ACK: an RTT sample at or above the base RTT, which
- * therefore stays as it is.  The rest is tail-called so that this common
- * part needs no saved registers.
+ * therefore stays as it is.  The rules are tail-called so that this
+ * common part needs no saved registers.
  */
 static noinline u32 smartt_ack_2024(struct smartt_state *s,
 				    const struct smartt_params *p,
 				    const struct smartt_event *e)
 {
-	u32 rtt = e->rtt, base = s->base_rtt;
+	u32 rtt = e->rtt, base = s->base_rtt, wtd;
 
 	/* !rtt || rtt < base in one compare (base = 0: always the general path) */
 	if (unlikely(rtt <= base - 1))
 		return smartt_ack_2024_learn(s, p, e);
-	return smartt_ack_2024_rest(s, p, e, base, rtt - base);
+	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED;
+	/* as smartt_ack_2024_rest() */
+	wtd = (u32)div_u64((u64)s->wtd * p->wtd_keep, SMARTT_PPM);
+	if (e->ecn)
+		wtd += p->k.wtd_alpha;
+	s->wtd = wtd;
+	if (unlikely(e->now >= s->qa_end) && p->k.qa)
+		return smartt_qa_paper(s, p, e, base, rtt - base);
+	if (e->ecn)
+		return smartt_2024_ecn(s, p, e);
+	return smartt_2024_inc(s, p, e);
 }
 
 /*
@@ -871,6 +1129,40 @@ static void smartt_md_avg(struct smartt_state *s, const struct smartt_params *p,
 	s->cwnd = smartt_mul_ppm(s->cwnd, max_t(u32, f, p->k.md_min));
 }
 
+/* Apply the accumulated increase @inc: cwnd += inc / cwnd. */
+static __always_inline u32 smartt_rtt_apply(struct smartt_state *s,
+					    const struct smartt_event *e,
+					    u64 inc)
+{
+	s->inc = 0;
+	s->acks = 0;
+	s->last_adjust = e->now;
+	if (inc) {
+		s->cwnd += div64_u64(inc, s->cwnd);
+		return SMARTT_R_ADJUST;
+	}
+	return 0;
+}
+
+/* smartt_rtt_adjust() with adjust_acks > 1: count, or apply when due. */
+static noinline u32 smartt_rtt_adjust_count(struct smartt_state *s,
+					    const struct smartt_params *p,
+					    const struct smartt_event *e,
+					    u64 inc)
+{
+	u32 period, acks = s->acks + (s->acks < U16_MAX);
+
+	if (acks < p->k.adjust_acks) {
+		period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
+		if (!period || e->now - s->last_adjust < period) {
+			s->acks = acks;
+			s->inc = inc;
+			return 0;
+		}
+	}
+	return smartt_rtt_apply(s, e, inc);
+}
+
 /*
  * Adjustment period of the smartt rules: apply the accumulated increase
  * every adjust_acks ACKs, or once adjust_period ns (or, with adjust_rtt,
@@ -881,29 +1173,10 @@ static __always_inline u32 smartt_rtt_adjust(struct smartt_state *s,
 					     const struct smartt_event *e,
 					     u64 inc)
 {
-	u32 period, acks;
-
 	/* adjust_acks = 1 (every profile's default): always apply */
 	if (likely(p->k.adjust_acks == 1))
-		goto apply;
-	acks = s->acks + (s->acks < U16_MAX);
-	if (acks < p->k.adjust_acks) {
-		period = p->k.adjust_rtt ? s->base_rtt : p->k.adjust_period;
-		if (!period || e->now - s->last_adjust < period) {
-			s->acks = acks;
-			s->inc = inc;
-			return 0;
-		}
-	}
-apply:
-	s->inc = 0;
-	s->acks = 0;
-	s->last_adjust = e->now;
-	if (inc) {
-		s->cwnd += div64_u64(inc, s->cwnd);
-		return SMARTT_R_ADJUST;
-	}
-	return 0;
+		return smartt_rtt_apply(s, e, inc);
+	return smartt_rtt_adjust_count(s, p, e, inc);
 }
 
 /*
@@ -940,44 +1213,186 @@ static __always_inline u32 smartt_ack_rtt_ecn(struct smartt_state *s,
 	return smartt_rtt_md(s, p, e, base0);
 }
 
+/*
+ * The end of the smartt increases: apply the accumulated increase @inc
+ * (adjustment period), then the upper bound at @bdp, or both bounds if
+ * the event lowered the base RTT (@base0 is the one before the event).
+ */
+static __always_inline u32 smartt_rtt_inc_end(struct smartt_state *s,
+					      const struct smartt_params *p,
+					      const struct smartt_event *e,
+					      u32 base0, u64 bdp, u64 inc, u32 r)
+{
+	u64 maxwnd;
+
+	r |= smartt_rtt_adjust(s, p, e, inc);
+	if (unlikely(s->base_rtt != base0))
+		return smartt_bound_or(s, p, r);
+	maxwnd = smartt_maxwnd_bdp(p, bdp);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= SMARTT_R_CLAMPED;
+	}
+	return r;
+}
+
 /* The smartt fair increase alone (rtt above trtt), then the adjustment. */
-static noinline u32 smartt_fi_rtt(struct smartt_state *s,
-				  const struct smartt_params *p,
-				  const struct smartt_event *e, u32 base0)
+static __always_inline u32 smartt_fi_rtt_inl(struct smartt_state *s,
+					     const struct smartt_params *p,
+					     const struct smartt_event *e,
+					     u32 base0)
 {
 	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb = (u64)e->bytes * p->k.mtu;
 	u64 inc = smartt_sat_add(s->inc, smartt_fi_num(p, mb, bdp));
-	u32 r = SMARTT_R_FI | smartt_rtt_adjust(s, p, e, inc);
 
-	return r | smartt_bound_up(s, p, base0, bdp);
+	return smartt_rtt_inc_end(s, p, e, base0, bdp, inc, SMARTT_R_FI);
 }
 
-/* The smartt proportional and fair increases (rtt <= trtt), adjustment. */
-static noinline u32 smartt_pifi_rtt(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e,
-				    u32 base0, u32 delay)
+/* smartt_fi_rtt_inl() out of line, for any ACK (base RTT before: @base0). */
+static noinline u32 smartt_fi_rtt_gen(struct smartt_state *s,
+				      const struct smartt_params *p,
+				      const struct smartt_event *e, u32 base0)
 {
-	u64 rtt = (u64)s->base_rtt + delay, trtt = smartt_trtt(s, p), bdp, mb, inc;
-	u32 nb = e->bytes, r;
+	return smartt_fi_rtt_inl(s, p, e, base0);
+}
 
-	bdp = smartt_bdp_at(p, s->base_rtt);
+/*
+ * The smartt proportional and fair increases (rtt <= trtt), then the
+ * adjustment.  rtt = base RTT + delay and trtt = smartt_trtt().
+ */
+static __always_inline u32 smartt_pifi_rtt_inl(struct smartt_state *s,
+					       const struct smartt_params *p,
+					       const struct smartt_event *e,
+					       u32 base0, u64 rtt, u64 trtt)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb, inc;
+	u32 nb = e->bytes;
+
 	mb = (u64)nb * p->k.mtu;
 	inc = smartt_sat_add(s->inc, smartt_pi_num(s, p, nb, mb, bdp, rtt, trtt));
 	inc = smartt_sat_add(inc, smartt_fi_num(p, mb, bdp));
-	r = SMARTT_R_PI | SMARTT_R_FI | smartt_rtt_adjust(s, p, e, inc);
-	return r | smartt_bound_up(s, p, base0, bdp);
+	return smartt_rtt_inc_end(s, p, e, base0, bdp, inc,
+				  SMARTT_R_PI | SMARTT_R_FI);
 }
 
-/* The smartt increases (unmarked ACK): PI below trtt, FI, adjustment. */
-static __always_inline u32 smartt_inc_rtt(struct smartt_state *s,
-					  const struct smartt_params *p,
-					  const struct smartt_event *e,
-					  u32 base0, u32 delay)
+/* smartt_pifi_rtt_inl() out of line, for any ACK (queuing delay @delay). */
+static noinline u32 smartt_pifi_rtt_gen(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e,
+					u32 base0, u32 delay)
 {
-	if ((u64)s->base_rtt + delay > smartt_trtt(s, p))
-		return smartt_fi_rtt(s, p, e, base0);
-	return smartt_pifi_rtt(s, p, e, base0, delay);
+	return smartt_pifi_rtt_inl(s, p, e, base0, (u64)s->base_rtt + delay,
+				   smartt_trtt(s, p));
+}
+
+/*
+ * smartt_fi_rtt() where a product saturates or adjust_acks > 1 (three
+ * arguments: the fast path keeps nothing else for this tail call).
+ */
+static noinline u32 smartt_fi_rtt_slow(struct smartt_state *s,
+				       const struct smartt_params *p,
+				       const struct smartt_event *e)
+{
+	return smartt_fi_rtt_inl(s, p, e, s->base_rtt);
+}
+
+/* smartt_pifi_rtt() where a product saturates or adjust_acks > 1. */
+static noinline u32 smartt_pifi_rtt_slow(struct smartt_state *s,
+					 const struct smartt_params *p,
+					 const struct smartt_event *e)
+{
+	return smartt_pifi_rtt_inl(s, p, e, s->base_rtt, e->rtt,
+				   smartt_trtt(s, p));
+}
+
+/*
+ * The end of smartt_fi_rtt() and smartt_pifi_rtt(): adjust_acks = 1, so
+ * the increase @inc is applied now; then the upper bound at @bdp.
+ */
+static __always_inline u32 smartt_rtt_inc_apply(struct smartt_state *s,
+						const struct smartt_params *p,
+						const struct smartt_event *e,
+						u64 bdp, u64 inc, u32 r)
+{
+	u64 maxwnd = smartt_maxwnd_bdp(p, bdp);
+
+	r |= smartt_rtt_apply(s, e, inc);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= SMARTT_R_CLAMPED;
+	}
+	return r;
+}
+
+/*
+ * The smartt fair increase of an ACK that left the base RTT as it was,
+ * with adjust_acks = 1.  It computes without saturation and leaves the
+ * event to smartt_fi_rtt_slow(), which saturates, from the start (nothing
+ * is written before) as soon as a product or sum does not fit in 64 bits:
+ * the result is the same.
+ */
+static noinline u32 smartt_fi_rtt(struct smartt_state *s,
+				  const struct smartt_params *p,
+				  const struct smartt_event *e)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), mb = (u64)e->bytes * p->k.mtu;
+	u64 x, inc;
+
+	if (unlikely(p->k.adjust_acks != 1))
+		goto general;
+	/* smartt_fi_num() */
+	if (unlikely(smartt_mul_overflow(p->fi_fp, bdp, &x)))
+		goto general;
+	x = div_u64(x, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(x, mb, &x)))
+		goto general;
+	if (unlikely(smartt_add_overflow(s->inc, x >> SMARTT_FP_SHIFT, &inc)))
+		goto general;
+	return smartt_rtt_inc_apply(s, p, e, bdp, inc, SMARTT_R_FI);
+general:
+	return smartt_fi_rtt_slow(s, p, e);
+}
+
+/*
+ * The smartt proportional and fair increases of an ACK that left the base
+ * RTT as it was (its RTT is e->rtt), with adjust_acks = 1; @trtt =
+ * smartt_trtt().  Without saturation, as smartt_fi_rtt().
+ */
+static noinline u32 smartt_pifi_rtt(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e, u64 trtt)
+{
+	u64 bdp = smartt_bdp_at(p, s->base_rtt), rtt = e->rtt, x, y, inc;
+	u32 nb = e->bytes;
+	u64 mb = (u64)nb * p->k.mtu;
+
+	if (unlikely(p->k.adjust_acks != 1))
+		goto general;
+	/* smartt_pi_num(): trtt < 2^39, so the shift fits */
+	x = div64_u64((trtt - rtt) << SMARTT_FP_SHIFT, rtt);
+	if (unlikely(smartt_mul_overflow(p->pi_fp, bdp, &y)))
+		goto general;
+	y = div_u64(y, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(x, y, &x)))
+		goto general;
+	if (unlikely(smartt_mul_overflow(x >> SMARTT_FP_SHIFT, mb, &x)))
+		goto general;
+	if (unlikely(smartt_mul_overflow((u64)nb, s->cwnd, &y)))
+		goto general;
+	x = min_t(u64, x >> SMARTT_FP_SHIFT, y);
+	if (unlikely(smartt_add_overflow(s->inc, x, &inc)))
+		goto general;
+	/* smartt_fi_num() */
+	if (unlikely(smartt_mul_overflow(p->fi_fp, bdp, &x)))
+		goto general;
+	x = div_u64(x, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(x, mb, &x)))
+		goto general;
+	if (unlikely(smartt_add_overflow(inc, x >> SMARTT_FP_SHIFT, &inc)))
+		goto general;
+	return smartt_rtt_inc_apply(s, p, e, bdp, inc, SMARTT_R_PI | SMARTT_R_FI);
+general:
+	return smartt_pifi_rtt_slow(s, p, e);
 }
 
 /* The smartt rules after the ignore phase and the QuickAdapt check. */
@@ -991,7 +1406,79 @@ static __always_inline u32 smartt_rules_rtt(struct smartt_state *s,
 		       smartt_bound_up(s, p, base0, smartt_bdp_at(p, s->base_rtt));
 	if (e->ecn)
 		return smartt_ack_rtt_ecn(s, p, e, base0, delay);
-	return smartt_inc_rtt(s, p, e, base0, delay);
+	if ((u64)s->base_rtt + delay > smartt_trtt(s, p))
+		return smartt_fi_rtt_gen(s, p, e, base0);
+	return smartt_pifi_rtt_gen(s, p, e, base0, delay);
+}
+
+/*
+ * smartt_rtt_md() of an ACK that left the base RTT as it was, with
+ * adjust_acks = 1 and without saturation (as smartt_fi_rtt()).
+ */
+static noinline u32 smartt_rtt_md_same(struct smartt_state *s,
+				       const struct smartt_params *p,
+				       const struct smartt_event *e)
+{
+	u64 trtt = smartt_trtt(s, p), avg = s->base_rtt + smartt_avg_ns(s), x;
+	u32 f;
+
+	if (avg <= trtt)
+		return SMARTT_R_MD_HELD;
+	if (unlikely(p->k.adjust_acks != 1))
+		goto general;
+	/* smartt_md_avg(): md <= 10^6, avg < 2^33, so md x avg < 2^53 */
+	f = SMARTT_PPM - (u32)div64_u64((u64)p->k.md * (avg - trtt), avg);
+	f = max_t(u32, f, p->k.md_min);
+	if (unlikely(smartt_mul_overflow(s->cwnd, (u64)f, &x)))
+		goto general;
+	s->cwnd = div_u64(x, SMARTT_PPM);
+	s->last_dec = e->now;
+	/* the window may have moved both ways: both bounds */
+	return smartt_bound_or(s, p, SMARTT_R_MD | smartt_rtt_apply(s, e, s->inc));
+general:
+	return smartt_rtt_md(s, p, e, s->base_rtt);
+}
+
+/*
+ * The smartt rules on an ECN-marked ACK whose RTT sample left the base
+ * RTT as it was (smartt_ack_rtt()): no-op, or MD once per base RTT.
+ */
+static __always_inline u32 smartt_rtt_ecn(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
+{
+	u32 base = s->base_rtt;
+
+	if (p->k.fast_inc)
+		smartt_fi_reset(s);
+	if (e->rtt <= smartt_trtt(s, p))
+		return SMARTT_R_NOOP;
+	if (e->now - s->last_dec <= base)
+		return SMARTT_R_MD_HELD;
+	return smartt_rtt_md_same(s, p, e);
+}
+
+/*
+ * The smartt rules on an unmarked ACK whose RTT sample left the base RTT
+ * as it was (smartt_ack_rtt()): FastIncrease, or the increases.
+ */
+static __always_inline u32 smartt_rtt_inc(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
+{
+	u32 base = s->base_rtt;
+	u64 trtt;
+
+	if (p->k.fast_inc) {
+		if (e->rtt - base > p->k.fast_delay)
+			smartt_fi_reset(s);
+		else if (smartt_fi_count_up(s, e->bytes))
+			return smartt_fast_inc_up(s, p);
+	}
+	trtt = smartt_trtt(s, p);
+	if (e->rtt > trtt)
+		return smartt_fi_rtt(s, p, e);
+	return smartt_pifi_rtt(s, p, e, trtt);
 }
 
 /* Everything after the delay: ignore phase, QuickAdapt check, the rules. */
@@ -1034,7 +1521,13 @@ static noinline u32 smartt_ack_rtt(struct smartt_state *s,
 	/* smartt_delay() for this case: d x 1000 x w, ewma_ps = w x 1000 */
 	s->avg_delay = div_u64((u64)d * p->ewma_ps + s->avg_delay * p->ewma_keep,
 			       SMARTT_PPM);
-	return smartt_ack_rtt_rest(s, p, e, base, d);
+	if (unlikely(smartt_ignoring(s)) && (!p->k.ignore_ecn_only || e->ecn))
+		return SMARTT_R_IGNORED;
+	if (unlikely(e->now >= s->qa_end) && p->k.qa)
+		return smartt_qa_paper(s, p, e, base, d);
+	if (e->ecn)
+		return smartt_rtt_ecn(s, p, e);
+	return smartt_rtt_inc(s, p, e);
 }
 
 /*
@@ -1093,8 +1586,7 @@ static noinline u32 smartt_nscc_ecn(struct smartt_state *s,
 				    const struct smartt_params *p,
 				    const struct smartt_event *e, u32 base0)
 {
-	s->flags &= ~SMARTT_F_INCREASE;
-	s->fi_count = 0;
+	smartt_fi_reset(s);
 	if (s->avg_delay > (u64)p->target_qdelay * SMARTT_PS_PER_NS &&
 	    e->now - s->last_dec > s->base_rtt)
 		return smartt_nscc_md(s, p, e, base0);
@@ -1110,16 +1602,15 @@ static noinline u32 smartt_nscc_below(struct smartt_state *s,
 	u32 nb = e->bytes, r = SMARTT_R_PI;
 
 	if (p->k.fast_inc && delay < p->k.fast_delay) {
-		s->fi_count = smartt_fi_count_add(s, nb);
-		if (s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE)) {
+		if (smartt_fi_count_up(s, nb)) {
 			s->cwnd += smartt_mul_fp(p->fast_fp, nb);
 			s->flags |= SMARTT_F_INCREASE;
 			return smartt_nscc_end(s, p, e, base0, SMARTT_R_FAST_INC);
 		}
+		/* INCREASE is clear: smartt_fi_count_up() is true with it */
 	} else {
-		s->fi_count = 0;
+		smartt_fi_reset(s);
 	}
-	s->flags &= ~SMARTT_F_INCREASE;
 	/* alpha x nb x (target - delay), bytes^2 */
 	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(p->pi_fp, (u64)nb *
 						      (p->target_qdelay - delay)));
@@ -1159,9 +1650,10 @@ static noinline u32 smartt_qa_nscc(struct smartt_state *s,
 	return smartt_rules_nscc(s, p, e, base0, delay);
 }
 
-static noinline u32 smartt_ack_nscc(struct smartt_state *s,
-				    const struct smartt_params *p,
-				    const struct smartt_event *e)
+/* An nscc ACK without an RTT sample or below the base RTT (learns it). */
+static noinline u32 smartt_ack_nscc_learn(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
 {
 	u32 nb = e->bytes, delay, base0 = s->base_rtt, rcv;
 
@@ -1178,6 +1670,224 @@ static noinline u32 smartt_ack_nscc(struct smartt_state *s,
 	if (p->k.qa && unlikely(e->now >= s->qa_end))
 		return smartt_qa_nscc(s, p, e, base0, delay);
 	return smartt_rules_nscc(s, p, e, base0, delay);
+}
+
+/*
+ * The nscc rules of an ACK whose RTT sample left the base RTT as it was
+ * (smartt_ack_nscc()): no bound for a rule that did not move cwnd up.
+ */
+
+/* The end of these rules: the fulfill check (smartt_nscc_end()). */
+static __always_inline u32 smartt_nscc_end_same(struct smartt_state *s,
+						const struct smartt_params *p,
+						const struct smartt_event *e,
+						u32 r)
+{
+	if (unlikely(s->received > p->adjust_bytes ||
+		     e->now - s->last_adjust > p->adjust_period))
+		return smartt_fulfill(s, p, e->now, r);
+	return r;
+}
+
+/* inc += gain x @x (Q.16) where the product or the sum saturates. */
+static noinline u32 smartt_nscc_acc_sat(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e,
+					u64 gain_fp, u64 x, u32 r)
+{
+	s->inc = smartt_sat_add(s->inc, smartt_mul_fp(gain_fp, x));
+	return smartt_nscc_end_same(s, p, e, r);
+}
+
+/* inc += gain x @x (Q.16, saturating), then the end. */
+static __always_inline u32 smartt_nscc_acc(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e,
+					   u64 gain_fp, u64 x, u32 r)
+{
+	u64 y;
+
+	if (unlikely(smartt_mul_overflow(gain_fp, x, &y) ||
+		     smartt_add_overflow(s->inc, y >> SMARTT_FP_SHIFT, &y)))
+		return smartt_nscc_acc_sat(s, p, e, gain_fp, x, r);
+	s->inc = y;
+	return smartt_nscc_end_same(s, p, e, r);
+}
+
+/* smartt_nscc_md() of the common ACK. */
+static noinline u32 smartt_nscc_md_same(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e)
+{
+	u64 avg = s->avg_delay, t = (u64)p->target_qdelay * SMARTT_PS_PER_NS, x;
+	u32 f;
+
+	/* smartt_md_avg(): md <= 10^6, avg < 2^42 ps, so md x avg < 2^62 */
+	f = SMARTT_PPM - (u32)div64_u64((u64)p->k.md * (avg - t), avg);
+	f = max_t(u32, f, p->k.md_min);
+	if (unlikely(smartt_mul_overflow(s->cwnd, (u64)f, &x)))
+		return smartt_nscc_md(s, p, e, s->base_rtt);
+	s->cwnd = max_t(u64, div_u64(x, SMARTT_PPM), p->k.mtu);
+	s->last_dec = e->now;
+	return smartt_nscc_end_same(s, p, e, SMARTT_R_MD);
+}
+
+/* smartt_nscc_ecn() of the common ACK. */
+static noinline u32 smartt_nscc_ecn_same(struct smartt_state *s,
+					 const struct smartt_params *p,
+					 const struct smartt_event *e)
+{
+	smartt_fi_reset(s);
+	if (s->avg_delay > (u64)p->target_qdelay * SMARTT_PS_PER_NS &&
+	    e->now - s->last_dec > s->base_rtt)
+		return smartt_nscc_md_same(s, p, e);
+	return smartt_nscc_end_same(s, p, e, SMARTT_R_MD_HELD);
+}
+
+/* nscc FastIncrease fires on the common ACK: the step, the upper bound. */
+static noinline u32 smartt_nscc_fast_same(struct smartt_state *s,
+					  const struct smartt_params *p,
+					  const struct smartt_event *e)
+{
+	u64 maxwnd = smartt_maxwnd_bdp(p, smartt_bdp_at(p, s->base_rtt));
+	u32 r = SMARTT_R_FAST_INC;
+
+	s->cwnd += smartt_mul_fp(p->fast_fp, e->bytes);
+	s->flags |= SMARTT_F_INCREASE;
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= SMARTT_R_CLAMPED;
+	}
+	return smartt_nscc_end_same(s, p, e, r);
+}
+
+/* smartt_nscc_below() of the common ACK (queuing delay @delay). */
+static noinline u32 smartt_nscc_below_same(struct smartt_state *s,
+					   const struct smartt_params *p,
+					   const struct smartt_event *e,
+					   u32 delay)
+{
+	u32 nb = e->bytes;
+
+	if (p->k.fast_inc && delay < p->k.fast_delay) {
+		if (smartt_fi_count_up(s, nb))
+			return smartt_nscc_fast_same(s, p, e);
+		/* INCREASE is clear: smartt_fi_count_up() is true with it */
+	} else {
+		smartt_fi_reset(s);
+	}
+	/* alpha x nb x (target - delay): nb x target < 2^32 x 2^30 */
+	return smartt_nscc_acc(s, p, e, p->pi_fp,
+			       (u64)nb * (p->target_qdelay - delay), SMARTT_R_PI);
+}
+
+/*
+ * The nscc rules of the common ACK (queuing delay @d) after the ignore
+ * phase and the QuickAdapt check.
+ */
+static __always_inline u32 smartt_rules_nscc_same(struct smartt_state *s,
+						  const struct smartt_params *p,
+						  const struct smartt_event *e,
+						  u32 d)
+{
+	if (e->ecn) {
+		if (d < p->target_qdelay)
+			return smartt_nscc_end_same(s, p, e, SMARTT_R_NOOP);
+		return smartt_nscc_ecn_same(s, p, e);
+	}
+	if (d < p->target_qdelay)
+		return smartt_nscc_below_same(s, p, e, d);
+	return smartt_nscc_acc(s, p, e, p->fi_fp, e->bytes, SMARTT_R_FI);
+}
+
+/* A QuickAdapt window of the common nscc ACK ended without firing. */
+static noinline u32 smartt_qa_nscc_next(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e, u32 d)
+{
+	smartt_qa_next(s, p, e);
+	return smartt_rules_nscc_same(s, p, e, d);
+}
+
+/*
+ * An nscc QuickAdapt window ended on the common ACK (smartt_qa_nscc()):
+ * maxwnd, computed once, serves the gate and the new window's bound.
+ * Without saturation; smartt_qa_nscc() where the new window's product
+ * does not fit (nothing is written before).
+ */
+static noinline u32 smartt_qa_nscc_same(struct smartt_state *s,
+					const struct smartt_params *p,
+					const struct smartt_event *e, u32 d)
+{
+	u64 maxwnd, w;
+	u32 r = SMARTT_R_QA;
+
+	/* smartt_qa_wanted(), loss = false, for the nscc rules */
+	if (!s->qa_end || (!(s->flags & SMARTT_F_TRIGGER_QA) &&
+			   !smartt_qa_delay_trigger(s, p, d)))
+		return smartt_qa_nscc_next(s, p, e, d);
+	maxwnd = smartt_maxwnd_bdp(p, smartt_bdp_at(p, s->base_rtt));
+	if (s->achieved >= (p->k.qa_gate_cwnd ? s->cwnd : maxwnd) >> p->k.qa_gate)
+		return smartt_qa_nscc_next(s, p, e, d);
+	/* smartt_qa_fire() */
+	if (unlikely(smartt_mul_overflow(p->qa_scaling_fp,
+					 max_t(u64, s->achieved, p->k.mtu), &w)))
+		return smartt_qa_nscc(s, p, e, s->base_rtt, d);
+	w >>= SMARTT_FP_SHIFT;
+	if (w < p->k.mtu) {
+		w = p->k.mtu;
+		r |= SMARTT_R_CLAMPED;
+	} else if (w > maxwnd) {
+		w = maxwnd;
+		r |= SMARTT_R_CLAMPED;
+	}
+	s->cwnd = w;
+	/* QuickAdapt on an nscc ACK also drops the accumulated increase */
+	s->inc = 0;
+	s->received = 0;
+	s->bytes_to_ignore = e->in_flight;
+	s->bytes_ignored = 0;
+	s->flags &= ~SMARTT_F_TRIGGER_QA;
+	smartt_qa_next(s, p, e);
+	return r;
+}
+
+/*
+ * The common nscc ACK: an RTT sample at or above the base RTT, which
+ * therefore stays as it is; as smartt_ack_nscc_learn().
+ */
+static noinline u32 smartt_ack_nscc(struct smartt_state *s,
+				    const struct smartt_params *p,
+				    const struct smartt_event *e)
+{
+	u32 rtt = e->rtt, base = s->base_rtt, nb = e->bytes, rcv, d;
+	u64 x;
+
+	/* !rtt || rtt < base in one compare (base = 0: always the general path) */
+	if (unlikely(rtt <= base - 1))
+		return smartt_ack_nscc_learn(s, p, e);
+	rcv = s->received + nb;
+	s->received = rcv < nb ? U32_MAX : rcv;
+	d = rtt - base;
+	/*
+	 * smartt_delay(): the sample in ps, the delay or, for a stale high
+	 * delay, base_rtt / 4 (< 2^42); x weight (<= 10^6) < 2^62.
+	 */
+	x = (u64)d * SMARTT_PS_PER_NS;
+	if (!e->ecn && d > p->target_qdelay)
+		x = (u64)base * (SMARTT_PS_PER_NS / 4);
+	s->avg_delay = div_u64(x * p->k.delay_ewma + s->avg_delay * p->ewma_keep,
+			       SMARTT_PPM);
+	/* quick_adapt(): the ignore phase swallows ECN-marked ACKs. */
+	if (unlikely(smartt_ignoring(s)) && p->k.qa &&
+	    (e->ecn || !p->k.ignore_ecn_only)) {
+		s->inc = 0;
+		s->received = 0;
+		return SMARTT_R_IGNORED;
+	}
+	if (unlikely(e->now >= s->qa_end) && p->k.qa)
+		return smartt_qa_nscc_same(s, p, e, d);
+	return smartt_rules_nscc_same(s, p, e, d);
 }
 
 /**
@@ -1216,7 +1926,7 @@ static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params 
 	s->flags |= SMARTT_F_TRIGGER_QA;
 	if (!smartt_ignoring(s))
 		r |= smartt_quick_adapt(s, p, e);
-	return r | smartt_bound(s, p);
+	return smartt_bound_or(s, p, r);
 }
 
 /**
@@ -1233,12 +1943,11 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 {
 	u32 r;
 
-	if (e->rtt && p->k.learn_base_rtt && e->rtt < s->base_rtt &&
-	    p->k.rules == SMARTT_RULES_NSCC)
-		s->base_rtt = e->rtt;
 	s->bytes_ignored = smartt_sat_add(s->bytes_ignored, e->bytes);
 	if (p->k.rules != SMARTT_RULES_NSCC)
 		return smartt_loss_paper(s, p, e);
+	if (e->rtt && p->k.learn_base_rtt && e->rtt < s->base_rtt)
+		s->base_rtt = e->rtt;
 
 	/* Reference 2.4: a trim is a delay sample of one network RTT. */
 	smartt_ewma(s, p, (u64)p->k.network_rtt * SMARTT_PS_PER_NS);

@@ -184,6 +184,12 @@ struct smartt_knobs {
  * @maxwnd_fp: @k.maxwnd in Q.16 (per-ACK bound without a division)
  * @trtt_fp: @k.trtt in Q.16 (1.0 with @k.trtt_abs)
  * @trtt_add: @target_qdelay with @k.trtt_abs, else 0 (ns)
+ * @qa_win_fp: QuickAdapt window per ns of base RTT (Q.16): @trtt_fp, or
+ *	1.0 for the nscc rules
+ * @qa_win_add: QuickAdapt window's constant part, ns: @trtt_add, or
+ *	@target_qdelay for the nscc rules, plus 1 for an exclusive end
+ *	(@k.qa_inclusive = 0); the window ends at now + base RTT x
+ *	@qa_win_fp + @qa_win_add
  * @qa_scaling_fp: @k.qa_scaling in Q.16 (0.8 -> 52428: 8192 B -> 6553 B)
  * @fi_fp: 2024/smartt: fi (Q.16); nscc: fi x MSS x sf_a, bytes (Q.16)
  * @pi_fp: 2024/smartt: pi (Q.16); nscc: alpha, bytes per ns (Q.16)
@@ -196,6 +202,10 @@ struct smartt_knobs {
  * @ewma_keep: 10^6 - @k.delay_ewma, ppm (the average's own weight)
  * @wtd_keep: 10^6 - @k.wtd_alpha, ppm
  * @ewma_ps: @k.delay_ewma x 1000 (weight of a sample in ns, for ps)
+ * @maxwnd_lb_k: floor(@k.link_mbps x @maxwnd_fp / 16000) (< 2^32): base
+ *	RTT (ns) x @maxwnd_lb_k >> 15 - @maxwnd_lb_slack is below maxwnd
+ *	(smartt_maxwnd_above())
+ * @maxwnd_lb_slack: (@maxwnd_fp >> 16) + 2, bytes
  */
 struct smartt_params {
 	struct smartt_knobs k;
@@ -207,6 +217,8 @@ struct smartt_params {
 	u64 maxwnd_fp;
 	u64 trtt_fp;
 	u64 trtt_add;
+	u64 qa_win_fp;
+	u64 qa_win_add;
 	u64 qa_scaling_fp;
 	u64 fi_fp;
 	u64 pi_fp;
@@ -219,7 +231,38 @@ struct smartt_params {
 	u32 ewma_keep;
 	u32 wtd_keep;
 	u32 ewma_ps;
+	u64 maxwnd_lb_k;
+	u64 maxwnd_lb_slack;
 };
+
+/*
+ * Might @cwnd be above maxwnd(@base_rtt) (smartt_maxwnd(), strack_maxwnd())?
+ * False only when it is not: one multiply instead of the BDP and maxwnd,
+ * for the bounds of rules that did not move the window up.
+ *
+ * With L = link_mbps, M = maxwnd_fp, b = base_rtt and lb = b x lb_k >>
+ * 15, lb_k = floor(L M / 16000): b L M / (8000 x 2^16) is in [lb, lb +
+ * 2^17 + 1) (b < 2^32).  maxwnd >= w = floor(max(1, floor(L b / 8000)) M
+ * / 2^16) > (L b / 8000 - 1) M / 2^16 - 1 >= lb - M / 2^16 - 1, so w >
+ * lb - (M >> 16) - 2, unless the product of w wraps: below lb = 2^47 it
+ * is < 2^16 x (2^47 + 2^18) < 2^64.  lb_k <= 10^7 x 2^22 / 16000 < 2^32
+ * and b < 2^32: b x lb_k fits; cwnd < 2^49.
+ */
+static inline bool smartt_maxwnd_above(u64 cwnd, u32 base_rtt, u64 lb_k,
+				       u64 lb_slack)
+{
+	u64 lb = (base_rtt * lb_k) >> 15;
+
+	return cwnd + lb_slack > lb || lb >> 47;
+}
+
+/* maxwnd_lb_k and maxwnd_lb_slack of a link rate and a maxwnd (Q.16). */
+static inline void smartt_maxwnd_lb_init(u64 *k, u64 *slack, u32 link_mbps,
+					 u64 maxwnd_fp)
+{
+	*k = div_u64(link_mbps * maxwnd_fp, 16000);
+	*slack = (maxwnd_fp >> SMARTT_FP_SHIFT) + 2;
+}
 
 /* Bits of smartt_state.flags. */
 #define SMARTT_F_TRIGGER_QA	0x01	/* a trim asked for QuickAdapt */
@@ -250,6 +293,9 @@ struct smartt_params {
  *	< 2^43 bytes, times maxwnd <= 64), so the comparison is the same as
  *	with a 64-bit counter.
  * @flags: SMARTT_F_* (shares @fi_count's word)
+ * @fi_word: @fi_count and @flags as one word, for the per-ACK update of
+ *	both (on a little-endian machine @fi_count is its low 56 bits and
+ *	@flags its top byte)
  * @base_rtt: base RTT, ns; BDP and maxwnd follow it
  * @received: nscc rules: bytes acked since the last fulfill (saturating)
  * @acks: smartt rules: ACKs since the last adjustment (saturating)
@@ -271,8 +317,13 @@ struct smartt_state {
 	u64 avg_delay;
 	u64 bytes_to_ignore;
 	u64 bytes_ignored;
-	u64 fi_count : 56;
-	u64 flags : 8;
+	union {
+		struct {
+			u64 fi_count : 56;
+			u64 flags : 8;
+		};
+		u64 fi_word;
+	};
 	u32 base_rtt;
 	union {
 		u32 received;
