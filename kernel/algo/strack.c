@@ -121,6 +121,8 @@ int strack_params_init(struct strack_params *p, const struct strack_knobs *k)
 	p->alpha_fp = smartt_ppm_to_fp(k->alpha);
 	p->eta_fp = smartt_ppm_to_fp(k->eta);
 	p->maxwnd_fp = smartt_ppm_to_fp(k->maxwnd);
+	smartt_maxwnd_lb_init(&p->maxwnd_lb_k, &p->maxwnd_lb_slack,
+			      k->link_mbps, p->maxwnd_fp);
 	/* ewma is validated in [1, 10^6] */
 	p->ewma_keep = SMARTT_PPM - k->ewma;
 	p->ewma_ps = k->ewma * 1000;	/* <= 10^9 */
@@ -234,18 +236,13 @@ static noinline u32 strack_decrease(struct strack_state *s,
 	return STRACK_R_MD;
 }
 
-/* Fairness shuffle (eta per base RTT), then the window bounds. */
-static noinline u32 strack_shuffle_bound(struct strack_state *s,
-					 const struct strack_params *p,
-					 u64 now, u64 bdp, u32 r)
+/* The window bounds after strack_shuffle_bound()'s shuffle. */
+static __always_inline u32 strack_bound(struct strack_state *s,
+					const struct strack_params *p,
+					u64 bdp, u32 r)
 {
 	u64 maxwnd;
 
-	if (now - s->last_fair > s->base_rtt) {
-		s->cwnd += smartt_mul_fp(strack_scaled(p, bdp, p->eta_fp), p->k.mtu);
-		s->last_fair = now;
-		r |= STRACK_R_ETA;
-	}
 	if (s->cwnd < p->k.mtu) {
 		s->cwnd = p->k.mtu;
 		return r | STRACK_R_CLAMPED;
@@ -256,6 +253,42 @@ static noinline u32 strack_shuffle_bound(struct strack_state *s,
 		r |= STRACK_R_CLAMPED;
 	}
 	return r;
+}
+
+/* strack_shuffle_bound() where the shuffle's product saturates. */
+static noinline u32 strack_shuffle_sat(struct strack_state *s,
+				       const struct strack_params *p,
+				       u64 now, u64 bdp, u32 r)
+{
+	s->cwnd += smartt_mul_fp(strack_scaled(p, bdp, p->eta_fp), p->k.mtu);
+	s->last_fair = now;
+	return strack_bound(s, p, bdp, r | STRACK_R_ETA);
+}
+
+/*
+ * Fairness shuffle (eta per base RTT), then the window bounds.  Without
+ * saturation; strack_shuffle_sat() where a product does not fit (nothing
+ * is written before).
+ */
+static noinline u32 strack_shuffle_bound(struct strack_state *s,
+					 const struct strack_params *p,
+					 u64 now, u64 bdp, u32 r)
+{
+	u64 x;
+
+	if (now - s->last_fair > s->base_rtt) {
+		/* strack_scaled() */
+		if (unlikely(smartt_mul_overflow(p->eta_fp, p->k.scale_path ?
+						 bdp : p->net_bdp, &x)))
+			return strack_shuffle_sat(s, p, now, bdp, r);
+		x = div_u64(x, p->k.ref_bdp);
+		if (unlikely(smartt_mul_overflow(x, (u64)p->k.mtu, &x)))
+			return strack_shuffle_sat(s, p, now, bdp, r);
+		s->cwnd += x >> SMARTT_FP_SHIFT;
+		s->last_fair = now;
+		r |= STRACK_R_ETA;
+	}
+	return strack_bound(s, p, bdp, r);
 }
 
 /* Everything after the base RTT and the queuing delay of one ACK. */
@@ -313,6 +346,199 @@ static noinline u32 strack_ack_learn(struct strack_state *s,
 	return strack_ack(s, p, now, ecn, bytes, delay);
 }
 
+/*
+ * The common ACK, a sample at or above the base RTT, in parts: the rules
+ * are tail-called from strack_on_ack() and end in strack_end(), so that
+ * the checks every ACK runs need no saved registers.
+ */
+
+/* The shuffle check and the bounds after rule(s) @r of the common ACK. */
+static __always_inline u32 strack_end(struct strack_state *s,
+				      const struct strack_params *p,
+				      u64 now, u32 r)
+{
+	u64 maxwnd;
+
+	if (unlikely(now - s->last_fair > s->base_rtt) || s->cwnd < p->k.mtu)
+		return strack_shuffle_bound(s, p, now,
+					    strack_bdp_at(p, s->base_rtt), r);
+	if (likely(!smartt_maxwnd_above(s->cwnd, s->base_rtt, p->maxwnd_lb_k,
+					p->maxwnd_lb_slack)))
+		return r;
+	maxwnd = strack_maxwnd(p, s->base_rtt);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= STRACK_R_CLAMPED;
+	}
+	return r;
+}
+
+/* strack_inc() where a product saturates. */
+static noinline u32 strack_inc_sat(struct strack_state *s,
+				   const struct strack_params *p, u64 now,
+				   u64 gain_fp, u64 x, u32 r)
+{
+	u64 num = smartt_mul_fp(strack_scaled(p, strack_bdp_at(p, s->base_rtt),
+					      gain_fp), x);
+
+	if (r == STRACK_R_ALPHA)
+		num = div_u64(num, p->k.ref_rtt);
+	s->cwnd += div64_u64(num, s->cwnd);
+	return strack_end(s, p, now, r);
+}
+
+/*
+ * BETA (@r, @x = mtu x bytes) or ALPHA (@r, @x = mtu x bytes x (target -
+ * delay)): cwnd += gain x bdp_sf x x (/ ref_rtt for ALPHA) / cwnd, then
+ * the end.  Without saturation; strack_inc_sat() where a product does not
+ * fit (nothing is written before).
+ */
+static __always_inline u32 strack_inc(struct strack_state *s,
+				      const struct strack_params *p, u64 now,
+				      u64 gain_fp, u64 x, const u32 r)
+{
+	u64 bdp = strack_bdp_at(p, s->base_rtt), maxwnd, g;
+
+	/* strack_scaled() */
+	if (unlikely(smartt_mul_overflow(gain_fp, p->k.scale_path ? bdp :
+					 p->net_bdp, &g)))
+		return strack_inc_sat(s, p, now, gain_fp, x, r);
+	g = div_u64(g, p->k.ref_bdp);
+	if (unlikely(smartt_mul_overflow(g, x, &g)))
+		return strack_inc_sat(s, p, now, gain_fp, x, r);
+	g >>= SMARTT_FP_SHIFT;
+	if (r == STRACK_R_ALPHA)
+		g = div_u64(g, p->k.ref_rtt);
+	s->cwnd += div64_u64(g, s->cwnd);
+	if (unlikely(now - s->last_fair > s->base_rtt) || s->cwnd < p->k.mtu)
+		return strack_shuffle_bound(s, p, now, bdp, r);
+	maxwnd = strack_maxwnd_bdp(p, bdp);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		return r | STRACK_R_CLAMPED;
+	}
+	return r;
+}
+
+/* strack_end() with the BDP at the flow's base RTT already computed. */
+static __always_inline u32 strack_end_bdp(struct strack_state *s,
+					  const struct strack_params *p,
+					  u64 now, u64 bdp, u32 r)
+{
+	u64 maxwnd;
+
+	if (unlikely(now - s->last_fair > s->base_rtt) || s->cwnd < p->k.mtu)
+		return strack_shuffle_bound(s, p, now, bdp, r);
+	maxwnd = strack_maxwnd_bdp(p, bdp);
+	if (s->cwnd > maxwnd) {
+		s->cwnd = maxwnd;
+		r |= STRACK_R_CLAMPED;
+	}
+	return r;
+}
+
+/* strack_dec() where the MD's product does not fit in 64 bits. */
+static noinline u32 strack_dec_sat(struct strack_state *s,
+				   const struct strack_params *p, u64 now,
+				   u32 delay)
+{
+	u64 bdp = strack_bdp_at(p, s->base_rtt);
+
+	return strack_end_bdp(s, p, now, bdp,
+			      strack_decrease(s, p, now, delay, bdp));
+}
+
+/*
+ * The decrease of the common ACK (strack_decrease()), then the end.
+ * Without saturation; strack_dec_sat() where the MD's product does not
+ * fit (nothing is written before).
+ */
+static noinline u32 strack_dec(struct strack_state *s,
+			       const struct strack_params *p, u64 now,
+			       u32 delay)
+{
+	u64 bdp = strack_bdp_at(p, s->base_rtt), avg = s->avg_delay, x;
+	u32 f;
+
+	if (delay > p->qhigh &&
+	    s->achieved < strack_maxwnd_bdp(p, bdp) >> p->k.qa_gate) {
+		s->last_dec = now;
+		s->cwnd = s->achieved;
+		return strack_end_bdp(s, p, now, bdp, STRACK_R_ACHIEVED);
+	}
+	/* gamma <= 1e6, avg - t < 2^42 ps: product < 2^62 */
+	x = div64_u64((u64)p->k.gamma * (avg - (u64)p->target * 1000), avg);
+	f = SMARTT_PPM - (u32)min_t(u64, x, SMARTT_PPM);
+	f = max_t(u32, f, p->k.md_min);
+	/* smartt_mul_ppm() */
+	if (unlikely(smartt_mul_overflow(s->cwnd, (u64)f, &x)))
+		return strack_dec_sat(s, p, now, delay);
+	s->last_dec = now;
+	s->cwnd = div_u64(x, SMARTT_PPM);
+	return strack_end_bdp(s, p, now, bdp, STRACK_R_MD);
+}
+
+/*
+ * Line 12-14 for the common ACK: a decrease when the average and the
+ * ACK's delay are above the target, held within a base RTT of the last.
+ */
+static __always_inline u32 strack_dec_check(struct strack_state *s,
+					    const struct strack_params *p,
+					    u64 now, u32 delay)
+{
+	u64 t = p->target;
+
+	if (s->avg_delay > t * 1000 && delay > t) {
+		if (now - s->last_dec > s->base_rtt)
+			return strack_dec(s, p, now, delay);
+		return strack_end(s, p, now, STRACK_R_HOLD);
+	}
+	return strack_end(s, p, now, 0);
+}
+
+/*
+ * The common ACK's achievedBDP window and delay average (as strack_ack()),
+ * queuing delay @delay.
+ */
+static __always_inline void strack_common(struct strack_state *s,
+					  const struct strack_params *p,
+					  u64 now, u32 delay, u32 bytes)
+{
+	strack_achieved(s, p, now, bytes);
+	s->avg_delay = div_u64((u64)delay * p->ewma_ps +
+			       s->avg_delay * p->ewma_keep, SMARTT_PPM);
+}
+
+/* The common ACK without ECN: BETA, ALPHA, or as with ECN. */
+static noinline u32 strack_noecn(struct strack_state *s,
+				 const struct strack_params *p, u64 now,
+				 u32 delay, u32 bytes)
+{
+	u64 t = p->target, x;
+
+	strack_common(s, p, now, delay, bytes);
+	if (delay > p->qhigh)
+		return strack_inc(s, p, now, p->beta_fp, (u64)p->k.mtu * bytes,
+				  STRACK_R_BETA);
+	if (delay < t) {
+		/* mtu x bytes < 2^48, target - delay < 2^30 */
+		if (unlikely(smartt_mul_overflow((u64)p->k.mtu * bytes,
+						 t - delay, &x)))
+			x = U64_MAX;
+		return strack_inc(s, p, now, p->alpha_fp, x, STRACK_R_ALPHA);
+	}
+	return strack_dec_check(s, p, now, delay);
+}
+
+/* The common ACK with ECN: a decrease (or its hold) or nothing. */
+static noinline u32 strack_ecn(struct strack_state *s,
+			       const struct strack_params *p, u64 now,
+			       u32 delay, u32 bytes)
+{
+	strack_common(s, p, now, delay, bytes);
+	return strack_dec_check(s, p, now, delay);
+}
+
 /**
  * strack_on_ack() - Algorithm 1 lines 5-14 for one ACK
  * @s: state
@@ -335,7 +561,9 @@ u32 strack_on_ack(struct strack_state *s, const struct strack_params *p,
 	/* the common ACK: a sample at or above the base RTT keeps it */
 	if (unlikely(rtt < s->base_rtt))
 		return strack_ack_learn(s, p, now, rtt, ecn, bytes);
-	return strack_ack(s, p, now, ecn, bytes, rtt - s->base_rtt);
+	if (ecn)
+		return strack_ecn(s, p, now, rtt - s->base_rtt, bytes);
+	return strack_noecn(s, p, now, rtt - s->base_rtt, bytes);
 }
 
 /**

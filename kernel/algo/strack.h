@@ -72,6 +72,10 @@ struct strack_knobs {
  *	@k.scale_path)
  * @ewma_keep: 10^6 - @k.ewma, ppm (the average's own weight)
  * @ewma_ps: @k.ewma x 1000 (weight of a delay in ns, for ps)
+ * @maxwnd_lb_k: floor(@k.link_mbps x @maxwnd_fp / 16000) (< 2^32): base
+ *	RTT (ns) x @maxwnd_lb_k >> 15 - @maxwnd_lb_slack is below max_cwnd
+ *	(smartt_maxwnd_above())
+ * @maxwnd_lb_slack: (@maxwnd_fp >> 16) + 2, bytes
  */
 struct strack_params {
 	struct strack_knobs k;
@@ -85,6 +89,8 @@ struct strack_params {
 	u64 net_bdp;
 	u32 ewma_keep;
 	u32 ewma_ps;
+	u64 maxwnd_lb_k;
+	u64 maxwnd_lb_slack;
 };
 
 /**
