@@ -19,8 +19,9 @@ echo "# event function (callgrind --toggle-collect, $(${CC:-cc} --version | head
 echo "# $n identical events per rule from the same saved state)."
 echo "# Paper (smartt-uec-nscc.txt III-H, gcc 10.2.1, Xeon X7550): 59 (QuickAdapt)"
 echo "# .. 94 (a core case) instructions per packet.  Goal: every rule <= 94,"
-echo "# the common case <= 60."
-printf '%-28s %8s %8s %-6s %s\n' "profile/rule" "instr" "paper" "common" "vs goal"
+echo "# the common (steady-state, uncongested) rules, marked (C), <= 60."
+echo "# OVER marks a rule above its goal (a benchmark: the exit status ignores it)."
+printf '%-28s %6s %5s %-9s %6s\n' "profile/rule" "instr" "goal" "status" "paper"
 over=0
 while read -r name fn common; do
 	valgrind --tool=callgrind --toggle-collect="$fn" \
@@ -29,18 +30,21 @@ while read -r name fn common; do
 	ir=$(awk '/^totals:/ { print $2 }' "$tmp/cg.out")
 	per=$(( (ir + n / 2) / n ))
 	goal=94
-	[ "$common" = common ] && goal=60
-	verdict="ok (<= $goal)"
+	label=$name
+	if [ "$common" = common ]; then
+		goal=60
+		label="$name (C)"
+	fi
+	status=ok
 	if [ "$per" -gt "$goal" ]; then
-		verdict="OVER goal $goal by $(( per - goal ))"
+		status="OVER +$(( per - goal ))"
 		over=$(( over + 1 ))
 	fi
 	case "$name" in
 	*/QA) paper=59 ;;
 	*) paper=94 ;;
 	esac
-	printf '%-28s %8d %8s %-6s %s\n' "$name" "$per" "$paper" \
-		"$([ "$common" = common ] && echo yes || echo no)" "$verdict"
+	printf '%-28s %6d %5d %-9s %6d\n' "$label" "$per" "$goal" "$status" "$paper"
 done < <("$bin" list)
 echo "# rules over their goal: $over"
 echo
