@@ -90,6 +90,13 @@ struct sf_port_cfg {
  * @prio_free_ns: the same for the high-priority class.
  * @max_queue_bytes: largest data-queue occupancy seen at an enqueue.
  * @last_enq_ns: time of the last enqueue.
+ * @win_start_ns: start of the current queue-sampling window (see
+ *	struct sf_qsample); 0 before the first window.
+ * @win_max_bytes: largest data-queue occupancy seen by an arrival in it.
+ *
+ * Fields are only ever appended: a newer controller reads and writes the
+ * state of a fabric loaded by an older one (the kernel copies the map's
+ * value size).
  */
 struct sf_port_state {
 	struct bpf_spin_lock lock;
@@ -98,6 +105,41 @@ struct sf_port_state {
 	__u64 prio_free_ns;
 	__u64 max_queue_bytes;
 	__u64 last_enq_ns;
+	__u64 win_start_ns;
+	__u64 win_max_bytes;
+};
+
+/* Queue sampling ring buffer (map queue_samples), bytes: a power of two. */
+#define SF_SAMPLE_RING_BYTES	(8 << 20)
+
+/**
+ * struct sf_qsample - one queue occupancy sample, from the port program.
+ * @t_ns: CLOCK_MONOTONIC start of the sampling window.
+ * @ifindex: the port.
+ * @qbytes: the largest data-queue occupancy (bytes, the virtual queue plus
+ *	the standing queue) that an arriving packet saw in the window
+ *	[@t_ns, @t_ns + interval).
+ *
+ * While sampling is on (struct sf_sample_cfg.interval_ns > 0) each
+ * emulated port emits one sample per window in which packets arrived, when
+ * the first packet of a later window arrives.  Windows without arrivals
+ * emit nothing (the queue only drains then).
+ */
+struct sf_qsample {
+	__u64 t_ns;
+	__u32 ifindex;
+	__u32 qbytes;
+};
+
+/**
+ * struct sf_sample_cfg - the queue sampler's settings and counter (one per
+ *	fabric, map sample_cfg, key 0).
+ * @interval_ns: window length; 0 = sampling off.
+ * @lost: samples dropped because the ring buffer was full.
+ */
+struct sf_sample_cfg {
+	__u64 interval_ns;
+	__u64 lost;
 };
 
 /**

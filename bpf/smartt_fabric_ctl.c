@@ -12,10 +12,15 @@
  *   smartt-fabric-bpf get    PINDIR IFINDEX
  *   smartt-fabric-bpf stats  PINDIR IFINDEX...
  *   smartt-fabric-bpf reset  PINDIR IFINDEX...
+ *   smartt-fabric-bpf sample PINDIR INTERVAL_NS [SECONDS]
  *   smartt-fabric-bpf batch  PINDIR        (commands without PINDIR on stdin)
  *
- * Output of get/stats: one JSON object per line.  Errors: a message on
- * stderr and exit status 1; bad values are rejected, never clamped.
+ * Output of get/stats: one JSON object per line.  sample turns the port
+ * program's queue sampling on (a window of INTERVAL_NS per sample, every
+ * emulated port of the fabric), prints one line "T_NS IFINDEX QBYTES" per
+ * sample (struct sf_qsample) until SIGINT/SIGTERM or SECONDS, turns it off
+ * and prints "# samples N lost M" on stderr.  Errors: a message on stderr
+ * and exit status 1; bad values are rejected, never clamped.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -23,6 +28,7 @@
 #include <limits.h>
 #include <net/if.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -462,6 +468,103 @@ static int cmd_stats(int argc, char **argv, bool reset)
 	return ret;
 }
 
+static volatile sig_atomic_t sample_stop;
+static unsigned long long sample_count;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	sample_stop = 1;
+}
+
+static int sample_one(void *ctx, void *data, size_t len)
+{
+	const struct sf_qsample *q = data;
+
+	(void)ctx;
+	if (len < sizeof(*q))
+		return 0;
+	printf("%llu %u %u\n", (unsigned long long)q->t_ns, q->ifindex, q->qbytes);
+	sample_count++;
+	return 0;
+}
+
+static int sample_set(int fd, __u64 interval, __u64 *lost)
+{
+	struct sf_sample_cfg c;
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(fd, &key, &c))
+		return err("lookup sample_cfg: %s", strerror(errno));
+	if (lost)
+		*lost = c.lost;
+	c.interval_ns = interval;
+	if (bpf_map_update_elem(fd, &key, &c, BPF_ANY))
+		return err("update sample_cfg: %s", strerror(errno));
+	return 0;
+}
+
+static int cmd_sample(int argc, char **argv)
+{
+	__u64 interval, secs = 0, lost0 = 0, lost1 = 0, deadline = 0;
+	struct ring_buffer *rb = NULL;
+	struct sigaction sa = {};
+	int fd_cfg, fd_ring, ret = 0;
+	static char obuf[1 << 16];
+
+	if (argc < 1 || argc > 2)
+		return err("usage: sample INTERVAL_NS [SECONDS]");
+	if (parse_u64(argv[0], 10ULL * 1000000000ULL, &interval) || !interval)
+		return err("bad interval '%s' (1..10000000000 ns)", argv[0]);
+	if (argc == 2 && (parse_u64(argv[1], 86400, &secs) || !secs))
+		return err("bad duration '%s' (1..86400 s)", argv[1]);
+	/* Fabrics loaded by a controller without sampling have neither map. */
+	fd_cfg = pinned_fd("sample_cfg");
+	if (fd_cfg < 0)
+		return err("this fabric's programs have no queue sampling (loaded by an older "
+			   "controller): bring the fabric down and up again");
+	fd_ring = pinned_fd("queue_samples");
+	if (fd_ring < 0) {
+		close(fd_cfg);
+		return 1;
+	}
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	rb = ring_buffer__new(fd_ring, sample_one, NULL, NULL);
+	if (!rb) {
+		ret = err("cannot open the sample ring buffer: %s", strerror(errno));
+		goto out;
+	}
+	if (sample_set(fd_cfg, interval, &lost0)) {
+		ret = 1;
+		goto out;
+	}
+	if (secs)
+		deadline = mono_ns() + secs * 1000000000ULL;
+	while (!sample_stop && (!deadline || mono_ns() < deadline)) {
+		int n = ring_buffer__poll(rb, 20);
+
+		if (n < 0 && n != -EINTR) {
+			ret = err("ring buffer: %s", strerror(-n));
+			break;
+		}
+	}
+	if (sample_set(fd_cfg, 0, &lost1))
+		ret = 1;
+	/* What the programs wrote before they saw the interval go to 0. */
+	ring_buffer__consume(rb);
+	fflush(stdout);
+	fprintf(stderr, "# samples %llu lost %llu\n", sample_count,
+		(unsigned long long)(lost1 - lost0));
+out:
+	ring_buffer__free(rb);
+	close(fd_cfg);
+	close(fd_ring);
+	return ret;
+}
+
 static int dispatch(int argc, char **argv);
 
 static int cmd_batch(void)
@@ -479,7 +582,8 @@ static int cmd_batch(void)
 			av[ac++] = tok;
 		if (!ac || av[0][0] == '#')
 			continue;
-		if (!strcmp(av[0], "batch") || !strcmp(av[0], "load"))
+		if (!strcmp(av[0], "batch") || !strcmp(av[0], "load") ||
+		    !strcmp(av[0], "sample"))
 			return err("line %d: %s not allowed in batch", lineno, av[0]);
 		if (dispatch(ac, av))
 			return err("batch: line %d failed", lineno);
@@ -503,6 +607,8 @@ static int dispatch(int argc, char **argv)
 		return cmd_stats(argc - 1, argv + 1, false);
 	if (!strcmp(cmd, "reset"))
 		return cmd_stats(argc - 1, argv + 1, true);
+	if (!strcmp(cmd, "sample"))
+		return cmd_sample(argc - 1, argv + 1);
 	if (!strcmp(cmd, "batch"))
 		return cmd_batch();
 	return err("unknown command '%s'", cmd);
@@ -519,7 +625,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: smartt-fabric-bpf load|attach|cfg|get|stats|reset|batch PINDIR [args]\n");
+			"usage: smartt-fabric-bpf load|attach|cfg|get|stats|reset|sample|batch PINDIR [args]\n");
 		return 2;
 	}
 	libbpf_set_print(print_libbpf);

@@ -63,6 +63,21 @@ struct {
 	__type(value, struct sf_port_stats);
 } port_stats SEC(".maps");
 
+/* Queue occupancy samples (struct sf_qsample), read by smartt-fabric-bpf
+ * sample; on only while sample_cfg's interval is set.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, SF_SAMPLE_RING_BYTES);
+} queue_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sf_sample_cfg);
+} sample_cfg SEC(".maps");
+
 /* Scratch space for the trimming checksum (too big for the BPF stack). */
 struct sf_scratch {
 	__u8 buf[SF_TRIM_L4_MAX + 64];
@@ -401,6 +416,10 @@ int sf_egress(struct __sk_buff *skb)
 	struct sf_port_cfg *cfg;
 	__u64 now, len, ser, rate, free, qbytes, finish, standing_ns = 0;
 	int prio, overflow = 0, trimmed = 0;
+	struct sf_sample_cfg *scfg;
+	struct sf_qsample smp = {};
+	__u32 zero_key = 0;
+	__u64 interval = 0;
 	struct pkt p;
 
 	if (port >= SF_MAX_PORTS)
@@ -440,12 +459,32 @@ int sf_egress(struct __sk_buff *skb)
 	if (skb->tstamp > now && skb->tstamp - now <= SF_EDT_HORIZON_NS)
 		now = skb->tstamp;
 
+	scfg = bpf_map_lookup_elem(&sample_cfg, &zero_key);
+	if (scfg)
+		interval = scfg->interval_ns;
+
 	if (!prio) {
 		if (cfg->standing_bytes)
 			standing_ns = ser_ns(cfg->standing_bytes, rate);
 		bpf_spin_lock(&s->lock);
 		free = s->data_free_ns > now ? s->data_free_ns : now;
 		qbytes = ns_to_bytes(free - now, rate) + cfg->standing_bytes;
+		/* Sampling window: the largest occupancy an arrival saw; a
+		 * window ends at the first arrival after it.
+		 */
+		if (interval) {
+			if (now - s->win_start_ns >= interval) {
+				if (s->win_start_ns) {
+					smp.t_ns = s->win_start_ns;
+					smp.qbytes = s->win_max_bytes > 0xffffffffULL ?
+						     0xffffffffULL : s->win_max_bytes;
+				}
+				s->win_start_ns = now - (now % interval);
+				s->win_max_bytes = 0;
+			}
+			if (qbytes > s->win_max_bytes)
+				s->win_max_bytes = qbytes;
+		}
 		if (qbytes + len > cfg->buffer_bytes) {
 			overflow = 1;
 		} else {
@@ -457,6 +496,11 @@ int sf_egress(struct __sk_buff *skb)
 		}
 		bpf_spin_unlock(&s->lock);
 		hist_add(st, cfg, qbytes);
+		if (smp.t_ns && scfg) {
+			smp.ifindex = port;
+			if (bpf_ringbuf_output(&queue_samples, &smp, sizeof(smp), 0))
+				__sync_fetch_and_add(&scfg->lost, 1);
+		}
 		if (overflow) {
 			if (!(cfg->flags & SF_PORT_TRIM) || !p.is_smartt ||
 			    p.type != SMARTT_PKT_DATA ||

@@ -5,7 +5,7 @@
 # summary per stage and the closing line "N passed, N failed[, N skipped]".
 # Exits non-zero if anything failed.
 #
-#   check.sh [STAGE...]     stages: harness unit build style kunit fabric selftests
+#   check.sh [STAGE...]     stages: harness unit build style kunit fabric lab selftests
 #                           (default: all; selftests runs on 6.1 and 6.12,
 #                           or only on $KERNEL when set; $SMARTT_SELFTESTS
 #                           names the selftests to run, default all)
@@ -23,7 +23,7 @@ mkdir -p "$out"
 export SMARTT_TOP=$top
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit fabric selftests)
+[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit fabric lab selftests)
 if [ -n "${KERNEL:-}" ]; then
 	series=("$KERNEL")
 else
@@ -190,6 +190,10 @@ for st in "${stages[@]}"; do
 		else
 			run_stage fabric stage_fabric
 		fi ;;
+	lab)
+		# smartt-lab's own tests: experiment files, metrics on synthetic
+		# traces, the command's errors; a tiny run on the host as root.
+		run_stage lab python3 userspace/smartt_lab/tests/run_tap.py ;;
 	selftests)
 		# One guest per kernel, SMARTT_GUEST_JOBS at a time (default: all
 		# at once, the host's CPUs shared out between them as vCPUs):

@@ -12,6 +12,14 @@
 # /dev/kvm that exists can still hang guests); the probe's verdict is cached
 # per host boot.  Otherwise the guest runs under TCG.  The exit status is the
 # command's, 124 if the guest timed out.
+#
+# SMARTT_VM_TIMEWARP=1: time warp.  The guest runs under TCG with QEMU's
+# instruction-count clock (-icount shift=0,sleep=off): guest time advances
+# by the instructions executed, 1 ns each, and jumps over idle time, so it
+# no longer depends on the host's load and delay signals are the emulated
+# network's.  Guest seconds cost more wall time (about 13 s per busy guest
+# second measured), and wall-clock timeouts (SMARTT_VM_TIMEOUT) count wall
+# time.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,12 +76,20 @@ accel_args() {
 
 args=(--run "$kimg" --cpus "${SMARTT_VM_CPUS:-2}" --memory "$mem" --cwd "$top")
 [ -n "$outdir" ] && { mkdir -p "$outdir"; args+=(--rwdir "$outdir"); }
-accel=$(accel_args)
-[ -n "$accel" ] && args+=("$accel")
+if [ "${SMARTT_VM_TIMEWARP:-0}" = 1 ]; then
+	# icount needs TCG
+	accel=--disable-kvm
+	args+=(--disable-kvm --qemu-opts "-icount shift=0,sleep=off")
+else
+	accel=$(accel_args)
+	[ -n "$accel" ] && args+=("$accel")
+fi
 
 # vng --exec takes one shell string; quote each word.
 cmd=$(printf '%q ' "$@")
-echo "vm-run: booting $rel (${accel:+TCG, }${accel:-KVM})" >&2
+tw=
+[ "${SMARTT_VM_TIMEWARP:-0}" = 1 ] && tw=", time warp"
+echo "vm-run: booting $rel (${accel:+TCG, }${accel:-KVM}$tw)" >&2
 rc=0
 timeout -k 10 "$tmo" vng "${args[@]}" --exec "$cmd" </dev/null || rc=$?
 exit $rc

@@ -1,0 +1,147 @@
+# SPDX-License-Identifier: GPL-2.0
+"""From one run's raw results to its metrics (the rows of summary.csv) and
+the series its plots draw.  Pure: the run's data in, numbers out."""
+from . import config, metrics
+
+# Size buckets of the short-flow slowdown (bytes; the last is open).
+SIZE_EDGES = [10**4, 10**5, 10**6]
+
+
+def ideal_of(exp, base_rtt_s):
+    d = exp["derived"]
+    return lambda size: metrics.ideal_fct(size, d["rate_bps"], base_rtt_s, d["mss"],
+                                          d["overhead"])
+
+
+def makespan_ideal(exp, flows, base_rtt_s):
+    """Ideal completion of the whole run: the bytes through the most loaded
+    host link (a receiver's or a sender's) at the port rate, plus one base
+    RTT.  For an incast that is the receiver's port."""
+    d = exp["derived"]
+    into, outof = {}, {}
+    for f in flows:
+        w = metrics.wire_bytes(f["size"], d["mss"], d["overhead"])
+        into[f["dst"]] = into.get(f["dst"], 0) + w
+        outof[f["src"]] = outof.get(f["src"], 0) + w
+    most = max(list(into.values()) + list(outof.values()) + [0])
+    return most * 8.0 / d["rate_bps"] + base_rtt_s
+
+
+def analyse(exp, case, res, base_rtt_s):
+    """{"metrics": {name: value}, "series": {...}} of one run."""
+    fl = {f["id"]: f for f in res["flows"]}
+    drv = {f["id"]: f for f in res["driver"]["flows"]}
+    bin_s = res["driver"]["bin_ms"] / 1000.0
+    t = config.case_traffic(exp, case)
+    m = {}
+    sized = [fid for fid, f in fl.items() if f["size"] > 0]
+    ideal = ideal_of(exp, base_rtt_s)
+    if sized:
+        fcts = [drv[i]["fct_s"] for i in sized]
+        st = metrics.fct_stats(fcts)
+        m["flows"] = len(sized)
+        m["failed"] = st["failed"]
+        for k in ("p50", "p99", "max"):
+            if st[k] is not None:
+                m["fct_%s_ms" % k] = st[k] * 1000
+        # completion of the last flow against the most loaded link's ideal
+        ends = [fl[i]["start_s"] + drv[i]["fct_s"] for i in sized if drv[i]["fct_s"] is not None]
+        if ends and not st["failed"]:
+            span_ideal = makespan_ideal(exp, [fl[i] for i in sized], base_rtt_s)
+            m["fct_ideal_ms"] = span_ideal * 1000
+            m["fct_max_over_ideal"] = (max(ends) - min(fl[i]["start_s"] for i in sized)) / span_ideal
+        sl = [drv[i]["fct_s"] / ideal(fl[i]["size"]) for i in sized if drv[i]["fct_s"]]
+        if sl:
+            m["slowdown_p50"] = metrics.percentile(sl, 50)
+            m["slowdown_p99"] = metrics.percentile(sl, 99)
+        rates = [fl[i]["size"] * 8 / drv[i]["fct_s"] for i in sized if drv[i]["fct_s"]]
+        if len(rates) >= 2:
+            m["jain"] = metrics.jain(rates)
+        if ends:
+            span = max(ends) - min(fl[i]["start_s"] for i in sized)
+            if span > 0:
+                m["goodput_mbps"] = sum(drv[i]["rx"] for i in sized) * 8 / span / 1e6
+    m["retrans"] = sum(drv[i].get("retrans") or 0 for i in drv)
+    m["ecn_flows"] = sum(1 for i in drv if drv[i].get("ecn"))
+    sw = [p for p in res["ports"] if p["kind"] != "nic"]
+    m["drops"] = sum(p["drops"] for p in res["ports"])
+    m["trims"] = sum(p["trimmed"] for p in sw)
+    m["ecn_marks"] = sum(p["ce_marked"] for p in sw)
+    m["samples_lost"] = res.get("samples_lost", 0)
+
+    # queues: the experiment's ports of interest, else every switch port
+    want = exp.get("queue_ports") or [p["port"] for p in sw]
+    q = {p: s for p, s in res["queue"].items() if p in want and s}
+    series = {"queue": q}
+    if q:
+        peaks = {p: max(v for _, v in s) for p, s in q.items()}
+        top = max(peaks, key=peaks.get)
+        m["queue_peak_bytes"] = peaks[top]
+        m["queue_p99_bytes"] = metrics.queue_stats(q[top])["p99"]
+        series["queue_top"] = top
+
+    # throughput over time per flow, Jain over time
+    t_end = max([res["driver"]["t_end_s"]] + [0.0])
+    tp = {i: metrics.rate_series(drv[i]["bins"], bin_s, 0.0, t_end) for i in drv}
+    series["tput"] = tp
+    series["cwnd"] = res["driver"]["cwnd"]
+
+    def stop(i):
+        f = fl[i]
+        if f["size"] and drv[i]["fct_s"] is not None:
+            return f["start_s"] + drv[i]["fct_s"]
+        return f.get("stop_s") or t_end
+    long_ids = [i for i in fl if fl[i]["size"] == 0]
+    if long_ids:
+        sub = {i: metrics.smooth(tp[i], max(1, int(t.get("smooth_ms", 20) / (bin_s * 1000))))
+               for i in long_ids}
+        js = metrics.jain_over_time(sub, lambda i, tt: fl[i]["start_s"] + 0.05 <= tt < stop(i))
+        series["jain"] = js
+        rel = [i for i in long_ids if fl[i].get("role", "background") == "background"]
+        if len(rel) >= 2 and t["pattern"] == "explicit":
+            last = max(fl[i]["start_s"] for i in long_ids)
+            vals = [j for tt, j in js if last + 0.1 <= tt]
+            if vals:
+                m["jain"] = sum(vals) / len(vals)
+                m["jain_min"] = min(vals)
+            c = metrics.convergence_time(js, last, float(t.get("converged", 0.9)))
+            if c is not None:
+                m["convergence_ms"] = c * 1000
+        for i in long_ids:
+            f = fl[i]
+            dur = max(1e-9, min(stop(i), t_end) - f["start_s"])
+            f["avg_mbps"] = drv[i]["rx"] * 8 / dur / 1e6
+        m["goodput_mbps"] = sum(drv[i]["rx"] for i in long_ids) * 8 / max(1e-9, t_end) / 1e6
+    if t["pattern"] == "hotspot":
+        hot = t.get("receiver")
+        bg = [i for i in long_ids if fl[i].get("role") == "background" and fl[i]["dst"] != hot]
+        agg = [(tt, sum(tp[i][k][1] for i in bg)) for k, (tt, _) in enumerate(tp[bg[0]])] if bg else []
+        agg = metrics.smooth(agg, max(1, int(t.get("smooth_ms", 20) / (bin_s * 1000))))
+        series["agg"] = agg
+        rt = metrics.recovery_time(agg, float(t["t_hot_s"]), float(t.get("before_s", 0.5)),
+                                   float(t.get("recovered", 0.9)), float(t.get("hold_s", 0.1)))
+        if rt is not None:
+            m["recovery_ms"] = rt * 1000
+        pre = [v for tt, v in agg if float(t["t_hot_s"]) - 0.5 <= tt < float(t["t_hot_s"])]
+        post = [v for tt, v in agg if float(t["t_hot_s"]) + 0.2 <= tt < t_end - 0.1]
+        if pre and post:
+            m["bg_after_over_before"] = (sum(post) / len(post)) / (sum(pre) / len(pre))
+    if t["pattern"] == "websearch":
+        short = [i for i in fl if fl[i].get("role") == "short"]
+        rows = metrics.slowdown_buckets([(fl[i]["size"], drv[i]["fct_s"], ideal(fl[i]["size"]))
+                                         for i in short], SIZE_EDGES)
+        series["buckets"] = rows
+        for label, n, p50, p99 in rows:
+            m["slowdown_p99_%s" % label] = p99
+            m["slowdown_p50_%s" % label] = p50
+    if exp.get("events"):
+        t_ev = min(e["t_s"] for e in exp["events"])
+        allf = [(tt, sum(tp[i][k][1] for i in drv)) for k, (tt, _) in enumerate(tp[next(iter(drv))])]
+        series["agg"] = metrics.smooth(allf, 4)
+        pre = [v for tt, v in allf if 0.05 <= tt < t_ev]
+        post = [v for tt, v in allf if t_ev + 0.05 <= tt]
+        if pre:
+            m["goodput_before_mbps"] = sum(pre) / len(pre) / 1e6
+        if post:
+            m["goodput_after_mbps"] = sum(post) / len(post) / 1e6
+    return {"metrics": m, "series": series}

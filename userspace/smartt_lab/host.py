@@ -1,0 +1,302 @@
+# SPDX-License-Identifier: GPL-2.0
+"""smartt-lab on the running kernel: a smartt-fabric fabric, the BPF
+congestion controls (or the module's, in a guest), the traffic driver, the
+port program's queue samples and counters.
+
+One fabric serves every run of an experiment (the largest case's hosts);
+between runs the ports' counters are reset.  What the lab changes on the
+system it restores: the congestion controls it loaded are unloaded, their
+configuration is set back, the fabric is removed.
+"""
+import json
+import os
+import platform
+import signal
+import subprocess
+import sys
+import time
+
+from . import config, metrics
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FABRIC = os.path.join(TOP, "userspace", "smartt-fabric")
+PORT = 5301
+
+# Host-mode names of the congestion controls: the BPF builds.
+HOST_ALIASES = {"smartt": "bpf_smartt", "strack": "bpf_strack", "dctcp": "bpf_dctcp"}
+BPF_CCS = ("bpf_smartt", "bpf_strack", "bpf_dctcp")
+PROFILES = ("smartt", "smartt-2024", "nscc")
+# The configuration each run of a smartt congestion control gets: the port's
+# rate, and a target queueing delay of Kmin at the port rate (the papers'
+# targets of about 12 us are below the scheduling noise of veth on a shared
+# host, which a delay-based rule reads as queueing).  Experiments may
+# override any of it ("cc" in the file); {name} fields are filled in.
+CC_DEFAULTS = {
+    "tcp_link_mbps": "{rate_mbps}",
+    "tcp_base_rtt_us": "0",
+    "tcp_mss": "{mss}",
+    "tcp_start": "0",
+    "tcp_network_rtt_us": "{kmin_us}",
+    "tcp_smartt_knobs": "trtt_abs=1 target_qdelay={kmin_ns}",
+    "tcp_strack_knobs": "",
+}
+
+
+class LabError(Exception):
+    """A runtime failure: one line saying what to do."""
+
+
+def tool(env, *parts):
+    p = os.environ.get(env) or os.path.join(TOP, *parts)
+    return p
+
+
+def run(cmd, check=True, input=None, timeout=120):
+    try:
+        r = subprocess.run(cmd, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except FileNotFoundError:
+        raise LabError("%s: not found" % cmd[0])
+    except subprocess.TimeoutExpired:
+        raise LabError("%s: no answer in %d s" % (" ".join(cmd[:3]), timeout))
+    if check and r.returncode:
+        msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
+        raise LabError("%s: %s" % (" ".join(cmd[:3]), msg[-1] if msg else "exit %d" % r.returncode))
+    return r
+
+
+def parse_algo(spec, where):
+    """'bpf_smartt:nscc' -> ('bpf_smartt', 'nscc'); host aliases applied."""
+    name, _, profile = spec.partition(":")
+    if where == "host":
+        name = HOST_ALIASES.get(name, name)
+    if profile and profile not in PROFILES:
+        raise config.ConfigError("algorithm %r: profile %r: want one of %s"
+                                 % (spec, profile, ", ".join(PROFILES)))
+    if profile and name not in ("bpf_smartt", "smartt"):
+        raise config.ConfigError("algorithm %r: only smartt has profiles" % spec)
+    return name, profile or None
+
+
+def algo_label(name, profile):
+    return "%s:%s" % (name, profile) if profile else name
+
+
+def kernel_series():
+    rel = platform.release()
+    return ".".join(rel.split(".")[:2])
+
+
+class CcControl:
+    """The BPF congestion controls: load what is missing, configure per run,
+    restore at the end."""
+
+    def __init__(self):
+        self.bin = tool("SMARTT_CC_BPF", "build", "bpf", "smartt-cc-bpf")
+        self.loaded_by_us = []
+        self.saved = None
+
+    def status(self):
+        return json.loads(run([self.bin, "status", "--json"]).stdout)
+
+    def prepare(self, names):
+        if not os.access(self.bin, os.X_OK):
+            raise LabError("%s missing: make -C bpf (or set SMARTT_CC_BPF)" % self.bin)
+        st = self.status()
+        self.saved = dict(st["config"])
+        for n in names:
+            if not st["congestion_controls"].get(n, {}).get("loaded"):
+                r = run([self.bin, "load", n], check=False)
+                if r.returncode:
+                    msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
+                    yield n, msg[-1] if msg else "load failed"
+                    continue
+                self.loaded_by_us.append(n)
+
+    def configure(self, values):
+        args = ["%s=%s" % (k, v) for k, v in values.items()]
+        run([self.bin, "set", "bpf_smartt"] + args)
+
+    def restore(self):
+        errs = []
+        if self.saved is not None:
+            try:
+                self.configure({k: v for k, v in self.saved.items()})
+            except LabError as e:
+                errs.append(str(e))
+        if self.loaded_by_us:
+            r = run([self.bin, "unload"] + self.loaded_by_us, check=False)
+            if r.returncode:
+                errs.append(r.stderr.strip())
+            self.loaded_by_us = []
+        return errs
+
+
+class HostLab:
+    """One experiment on this kernel ('native' mode on the host)."""
+
+    mode = "native"
+
+    def __init__(self, exp, algos, out, log):
+        self.exp, self.out, self.log = exp, out, log
+        self.name = "lab%d" % (os.getpid() % 100000)
+        self.fab = tool("SMARTT_FABRIC", "userspace", "smartt-fabric")
+        self.ctl = tool("SMARTT_FABRIC_BPF", "build", "bpf", "smartt-fabric-bpf")
+        self.algos = algos
+        self.cc = CcControl()
+        self.unavailable = {}
+        self.fabric_up = False
+        self.state = None
+
+    # ---------------------------------------------------------- setup
+
+    def fabric_args(self):
+        f, d = self.exp["fabric"], self.exp["derived"]
+        hosts = max([int(f["hosts"])] + [int(self.exp["cases"][c].get("hosts", 0))
+                                         for c in self.exp["case_names"]])
+        a = ["--name", self.name, "up", "--hosts", str(hosts),
+             "--leaves", str(f.get("leaves", 1)), "--spines", str(f.get("spines", 0)),
+             "--rate", "%dbit" % d["rate_bps"], "--buffer", str(d["buffer"]),
+             "--kmin", str(d["kmin"]), "--kmax", str(d["kmax"]), "--mtu", str(d["mtu"]),
+             "--delay", "%dns" % d["delay_ns"], "--ecn", f.get("ecn", "on"),
+             "--trim", f.get("trim", "on")]
+        for k in ("uplink_rate", "oversub", "uplink_buffer", "uplink_delay"):
+            if f.get(k) is not None:
+                a += ["--" + k.replace("_", "-"), str(f[k])]
+        return a
+
+    def setup(self):
+        if os.geteuid() != 0:
+            raise LabError("needs root (network namespaces, tc BPF, congestion controls)")
+        if not os.access(self.ctl, os.X_OK):
+            raise LabError("%s missing: make -C bpf" % self.ctl)
+        self.log("fabric %s up (%s hosts)" % (self.name, self.fabric_args()[4]))
+        self.fabric_up = True
+        run([self.fab] + self.fabric_args(), timeout=600)
+        self.state = json.loads(run([self.fab, "--name", self.name, "status", "--json"]).stdout)
+        self.hosts = {h: {"ns": v["ns"], "ipv4": v["ipv4"], "leaf": v["leaf"]}
+                      for h, v in self.state["hosts"].items()}
+        self.ports = {p["port"]: p for p in self.state["ports"]}
+        self.ifname = {p["ifindex"]: p["port"] for p in self.state["ports"]}
+        need = sorted({parse_algo(a, "host")[0] for a in self.algos} & set(BPF_CCS))
+        if need:
+            for n, why in self.cc.prepare(need):
+                self.unavailable[n] = why
+        avail = open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split()
+        for a in self.algos:
+            n = parse_algo(a, "host")[0]
+            if n not in avail and n not in self.unavailable:
+                self.unavailable[n] = "not available on this kernel"
+
+    def teardown(self):
+        errs = self.cc.restore()
+        if self.fabric_up:
+            r = run([self.fab, "--name", self.name, "down"], check=False, timeout=300)
+            if r.returncode:
+                errs.append(r.stderr.strip())
+            self.fabric_up = False
+        return errs
+
+    def info(self):
+        return {"fabric": self.fabric_args(), "base_rtt_ns": self.state["base_rtt_ns"],
+                "leaf_rtt_ns": self.state["leaf_rtt_ns"], "backend": self.state["backend"],
+                "kernel": platform.release()}
+
+    # ---------------------------------------------------------- one run
+
+    def cc_values(self, profile):
+        d = self.exp["derived"]
+        fill = {"rate_mbps": d["rate_bps"] // 10**6, "mss": d["mss"],
+                "kmin_ns": d["kmin_ns"], "kmin_us": max(1, d["kmin_ns"] // 1000),
+                "base_rtt_us": max(1, self.state["base_rtt_ns"] // 1000)}
+        vals = dict(CC_DEFAULTS)
+        vals.update(self.exp.get("cc", {}))
+        vals = {k: str(v).format(**fill) for k, v in vals.items()}
+        vals["tcp_smartt_profile"] = profile or "smartt"
+        return vals
+
+    def run_one(self, case, algo, seed, rdir):
+        name, profile = parse_algo(algo, "host")
+        if name in self.unavailable:
+            raise LabError("%s: %s" % (name, self.unavailable[name]))
+        if name in BPF_CCS:
+            self.cc.configure(self.cc_values(profile))
+        fl = config.flows(self.exp, case, self.hosts, seed)
+        r = self.exp["run"]
+        lead = r["lead_ms"] / 1000.0
+        run([self.fab, "--name", self.name, "reset"])
+        # clear faults a previous run's events left
+        if self.exp.get("events"):
+            for ev in self.exp["events"]:
+                run([self.fab, "--name", self.name, "fail", ev["port"], "clear"])
+        pin = "/sys/fs/bpf/smartt-fabric/%s" % self.name
+        qpath = os.path.join(rdir, "queue.txt")
+        qf = open(qpath, "w")
+        sampler = subprocess.Popen([self.ctl, "sample", pin, str(int(r["sample_us"] * 1000))],
+                                   stdout=qf, stderr=subprocess.PIPE, text=True)
+        try:
+            t0 = time.monotonic_ns() + int(lead * 1e9)
+            plan = {"t0_mono_ns": t0, "cc": name, "port": PORT, "bin_ms": r["bin_ms"],
+                    "cwnd_ms": r["cwnd_ms"],
+                    "cwnd_flows": [f["id"] for f in fl[:int(r["cwnd_flows"])]],
+                    "end_s": r["end_s"],
+                    "listeners": [{"ns": self.hosts[h]["ns"], "addr": self.hosts[h]["ipv4"]}
+                                  for h in sorted({f["dst"] for f in fl})],
+                    "flows": [{"id": f["id"], "src_ns": self.hosts[f["src"]]["ns"],
+                               "src_addr": self.hosts[f["src"]]["ipv4"],
+                               "dst_addr": self.hosts[f["dst"]]["ipv4"], "size": f["size"],
+                               "start_s": f["start_s"], "stop_s": f["stop_s"]} for f in fl],
+                    "events": [{"t_s": ev["t_s"],
+                                "argv": [self.fab, "--name", self.name, "fail", ev["port"]]
+                                + ev["fault"].split()} for ev in self.exp.get("events", [])]}
+            with open(os.path.join(rdir, "plan.json"), "w") as f:
+                json.dump(plan, f)
+            res_path = os.path.join(rdir, "driver.json")
+            env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+                os.path.abspath(__file__))))
+            d = subprocess.run([sys.executable, "-m", "smartt_lab.driver",
+                                os.path.join(rdir, "plan.json"), res_path], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               timeout=r["end_s"] + lead + 120)
+            if d.returncode:
+                raise LabError("traffic driver: %s" % (d.stderr.strip().splitlines() or
+                                                       ["exit %d" % d.returncode])[-1])
+        finally:
+            sampler.send_signal(signal.SIGINT)
+            try:
+                _, serr = sampler.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                sampler.kill()
+                serr = ""
+            qf.close()
+        with open(res_path) as f:
+            res = json.load(f)
+        stats = json.loads(run([self.fab, "--name", self.name, "status", "--json"]).stdout)
+        with open(os.path.join(rdir, "ports.json"), "w") as f:
+            json.dump(stats["ports"], f)
+        lost = 0
+        for line in (serr or "").splitlines():
+            if line.startswith("# samples"):
+                lost = int(line.split()[-1])
+        queue = read_queue(qpath, t0, self.ifname)
+        return {"flows": fl, "driver": res, "ports": stats["ports"], "queue": queue,
+                "samples_lost": lost, "t0": t0, "cc": name, "profile": profile,
+                "cc_config": self.cc_values(profile) if name in BPF_CCS else {}}
+
+
+def read_queue(path, t0, ifname):
+    """{port: [(t_s, bytes)]} from the sampler's lines, times from t0."""
+    out = {}
+    with open(path) as f:
+        for line in f:
+            p = line.split()
+            if len(p) != 3:
+                continue
+            t = (int(p[0]) - t0) / 1e9
+            if t < -1.0:
+                continue
+            port = ifname.get(int(p[1]), p[1])
+            out.setdefault(port, []).append((t, int(p[2])))
+    for v in out.values():
+        v.sort()
+    return out
