@@ -5,7 +5,7 @@
 # summary per stage and the closing line "N passed, N failed[, N skipped]".
 # Exits non-zero if anything failed.
 #
-#   check.sh [STAGE...]     stages: harness unit build style kunit fabric lab selftests
+#   check.sh [STAGE...]     stages: harness unit build style kunit fabric tools lab selftests
 #                           (default: all; selftests runs on 6.1 and 6.12,
 #                           or only on $KERNEL when set; $SMARTT_SELFTESTS
 #                           names the selftests to run, default all)
@@ -23,7 +23,7 @@ mkdir -p "$out"
 export SMARTT_TOP=$top
 
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit fabric lab selftests)
+[ ${#stages[@]} -gt 0 ] || stages=(harness unit build style kunit fabric tools lab selftests)
 if [ -n "${KERNEL:-}" ]; then
 	series=("$KERNEL")
 else
@@ -190,6 +190,11 @@ for st in "${stages[@]}"; do
 		else
 			run_stage fabric stage_fabric
 		fi ;;
+	tools)
+		# The tools as a host-only user meets them (selftests/tools/):
+		# bad inputs of every tool, the README's quick start as written,
+		# the documentation's examples.
+		run_stage tools selftests/tools/run.sh ;;
 	lab)
 		# smartt-lab's own tests: experiment files, metrics on synthetic
 		# traces, the command's errors; a tiny run on the host as root.
