@@ -78,47 +78,54 @@ static struct smartt_replay_io *io;
 static bool loaded_strack;
 static u32 loaded_rules, loaded_lb_kind;
 
-/* libbpf's messages (the verifier's log among them), the latest only */
-static char libbpf_log[2048];
+/* The end of libbpf's messages (the verifier's log among them) */
+static char libbpf_log[4096];
 
 static int replay_bpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char msg[512];
-	size_t n = strlen(libbpf_log), m;
+	size_t n = strlen(libbpf_log), m, keep = sizeof(libbpf_log) - 1;
+	char *msg;
 
-	if (level == LIBBPF_DEBUG)
+	if (level == LIBBPF_DEBUG || vasprintf(&msg, fmt, ap) < 0)
 		return 0;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
 	m = strlen(msg);
-	if (n + m >= sizeof(libbpf_log)) {
-		/* keep the end: that is where the verifier says what it refused */
-		memmove(libbpf_log, libbpf_log + n / 2, n - n / 2 + 1);
-		n = strlen(libbpf_log);
-	}
-	if (n + m < sizeof(libbpf_log))
+	if (m >= keep) {
+		memcpy(libbpf_log, msg + m - keep, keep + 1);
+	} else {
+		if (n + m > keep) {
+			memmove(libbpf_log, libbpf_log + n + m - keep, keep - m);
+			n = keep - m;
+		}
 		memcpy(libbpf_log + n, msg, m + 1);
+	}
+	free(msg);
 	return 0;
 }
 
-/* The last lines of libbpf's messages, after a newline (or ""). */
-static const char *replay_bpf_log_tail(void)
+/*
+ * What the verifier said last about the program it refused (the lines
+ * before the end of its log in libbpf's messages, the program's name
+ * after it) into @prog and the return value, else libbpf's last lines.
+ */
+static const char *replay_bpf_log_tail(char *prog, size_t n)
 {
-	char *tail = libbpf_log + strlen(libbpf_log);
+	char *end = strstr(libbpf_log, "-- END PROG LOAD LOG --"), *tail, *name;
 	int lines = 0;
 
-	while (tail > libbpf_log && tail[-1] == '\n')
-		*--tail = 0;
-	/* the verifier says what it refused in its last lines */
-	while (tail > libbpf_log && lines < 4) {
-		tail--;
-		if (*tail == '\n')
-			lines++;
+	snprintf(prog, n, "the cores' BPF programs");
+	if (end) {
+		name = strstr(end, "prog '");
+		if (name)
+			snprintf(prog, n, "%.*s", (int)strcspn(name + 6, "'"), name + 6);
+	} else {
+		end = libbpf_log + strlen(libbpf_log);
 	}
-	if (tail == libbpf_log && *tail && *tail != '\n') {
-		/* a message of fewer lines: from its start, after a newline */
-		memmove(libbpf_log + 1, libbpf_log, strlen(libbpf_log) + 1);
-		libbpf_log[0] = '\n';
-	}
+	*end = 0;
+	while (end > libbpf_log && (end[-1] == '\n' || end[-1] == ' '))
+		*--end = 0;
+	for (tail = end; tail > libbpf_log; tail--)
+		if (tail[-1] == '\n' && ++lines == 3)
+			break;
 	return tail;
 }
 
@@ -233,10 +240,12 @@ int replay_bpf_open(bool strack, u32 rules, u32 lb_kind, char *err, size_t errle
 	replay_bpf_autoload(strack);
 	ret = smartt_replay__load(skel);
 	if (ret) {
+		char prog[64];
+		const char *why = replay_bpf_log_tail(prog, sizeof(prog));
+
 		replay_bpf_close();
-		return replay_bpf_fail(err, errlen,
-				       "the kernel refused the cores' BPF programs: %s%s",
-				       strerror(-ret), replay_bpf_log_tail());
+		return replay_bpf_fail(err, errlen, "the kernel refused %s: %s%s%s", prog,
+				       strerror(-ret), *why ? "\n" : "", why);
 	}
 	io = &skel->bss->io;
 	loaded_strack = strack;
