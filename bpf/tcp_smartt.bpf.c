@@ -123,14 +123,14 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 
 		/* CE-marked and unmarked bytes as separate events */
 		if (ce_pk) {
-			e.bytes = ce_pk * mss;
+			e.bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			e.ecn = true;
 			f->acks++;
 			f->ce_acks++;
 			cc_ack(f, p, &e);
 		}
 		if (acked > ce_pk) {
-			e.bytes = (acked - ce_pk) * mss;
+			e.bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			e.ecn = false;
 			f->acks++;
 			cc_ack(f, p, &e);

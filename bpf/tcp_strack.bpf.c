@@ -94,13 +94,13 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 		u32 ce_pk = min_t(u32, ce, acked);
 
 		if (ce_pk) {
-			bytes = ce_pk * mss;
+			bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			f->acks++;
 			f->ce_acks++;
 			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, true, bytes));
 		}
 		if (acked > ce_pk) {
-			bytes = (acked - ce_pk) * mss;
+			bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			f->acks++;
 			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, false, bytes));
 		}

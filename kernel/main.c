@@ -33,31 +33,33 @@ static int __init smartt_init(void)
 	smartt_build_checks();
 
 	/*
-	 * Registration ladder, in order (each later issue adds its rung):
+	 * Registration ladder, in order (each facility adds its rung):
 	 * pernet state and counters, sysctls, proc files, the transport's
-	 * proto/protosw, its UDP encapsulation sockets, the congestion
-	 * controls.  Unwind in reverse with one label per rung.
+	 * proto/protosw, its UDP encapsulation sockets, and last the
+	 * congestion controls (once registered, any socket may take one).
+	 * Unwind in reverse with one label per rung.
 	 */
 	err = smartt_cc_pernet_init();	/* net.smartt.tcp_* */
 	if (err)
 		goto fail;
-	err = smartt_tcp_register();
+	err = smartt_transport_register();	/* pernet UDP port, protosw */
 	if (err)
 		goto fail_cc_pernet;
+	/* last: a congestion control is usable by any socket once registered */
+	err = smartt_tcp_register();
+	if (err)
+		goto fail_transport;
 	err = strack_tcp_register();
 	if (err)
 		goto fail_smartt_tcp;
-	err = smartt_transport_register();	/* pernet UDP port, protosw */
-	if (err)
-		goto fail_strack_tcp;
 
 	pr_info("version %s loaded\n", SMARTT_VERSION);
 	return 0;
 
-fail_strack_tcp:
-	strack_tcp_unregister();
 fail_smartt_tcp:
 	smartt_tcp_unregister();
+fail_transport:
+	smartt_transport_unregister();
 fail_cc_pernet:
 	smartt_cc_pernet_exit();
 fail:
@@ -66,10 +68,10 @@ fail:
 
 static void __exit smartt_exit(void)
 {
-	/* Reverse order of smartt_init(). */
-	smartt_transport_unregister();
+	/* Reverse order of smartt_init(): the congestion controls first. */
 	strack_tcp_unregister();
 	smartt_tcp_unregister();
+	smartt_transport_unregister();
 	smartt_cc_pernet_exit();
 	pr_info("version %s unloaded\n", SMARTT_VERSION);
 }

@@ -42,6 +42,15 @@ struct smartt_cc_net {
 
 static unsigned int smartt_cc_net_id __read_mostly;
 
+/*
+ * The defaults, for a callback that runs after its netns' configuration
+ * was freed: kernel sockets that do not pin their netns (NFS, SMB, iSCSI)
+ * are closed by pernet exits that run after this one, and their timers
+ * and ACKs can still reach the congestion control.  Built once by
+ * smartt_cc_pernet_init().
+ */
+static struct smartt_cc_cfg smartt_cc_fallback __read_mostly;
+
 /* Build a configuration from sysctl values; ERR_PTR(-EINVAL) if invalid. */
 static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 {
@@ -61,13 +70,15 @@ static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
  * @sk: socket
  *
  * Context: rcu_read_lock() held; the result is valid until it is dropped.
- * Return: the current configuration (never NULL).
+ * Return: the current configuration, or the defaults once the netns is
+ * being dismantled (never NULL).
  */
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk)
 {
 	struct smartt_cc_net *cn = net_generic(sock_net(sk), smartt_cc_net_id);
+	const struct smartt_cc_cfg *cfg = rcu_dereference(cn->cfg);
 
-	return rcu_dereference(cn->cfg);
+	return cfg ?: &smartt_cc_fallback;
 }
 
 /**
@@ -546,11 +557,17 @@ free_cfg:
 static void __net_exit smartt_cc_net_exit(struct net *net)
 {
 	struct smartt_cc_net *cn = net_generic(net, smartt_cc_net_id);
+	struct smartt_cc_cfg *cfg;
 
 	unregister_net_sysctl_table(cn->hdr);
 	kfree(cn->table);
-	/* No socket of this netns is left to read it. */
-	kfree(rcu_dereference_protected(cn->cfg, true));
+	/*
+	 * Sockets of this netns may still run (see smartt_cc_fallback):
+	 * they read the defaults from now on, and this configuration after
+	 * every reader that may hold it.
+	 */
+	cfg = rcu_replace_pointer(cn->cfg, NULL, true);
+	kfree_rcu(cfg, rcu);
 }
 
 static struct pernet_operations smartt_cc_net_ops = {
@@ -568,6 +585,11 @@ static struct pernet_operations smartt_cc_net_ops = {
  */
 int smartt_cc_pernet_init(void)
 {
+	struct smartt_cc_vals v;
+
+	smartt_cc_vals_default(&v);
+	if (smartt_cc_params_build(&smartt_cc_fallback.p, &v))
+		return -EINVAL;
 	return register_pernet_subsys(&smartt_cc_net_ops);
 }
 

@@ -115,7 +115,7 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 		/* CE-marked and unmarked bytes as separate events */
 		if (ce_pk) {
 			before = ca->s.cwnd;
-			e.bytes = ce_pk * mss;
+			e.bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			e.ecn = true;
 			rules = smartt_on_ack(&ca->s, p, &e);
 			smartt_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
@@ -123,7 +123,7 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 		}
 		if (acked > ce_pk) {
 			before = ca->s.cwnd;
-			e.bytes = (acked - ce_pk) * mss;
+			e.bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			e.ecn = false;
 			rules = smartt_on_ack(&ca->s, p, &e);
 			smartt_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,

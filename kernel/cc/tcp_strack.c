@@ -97,14 +97,14 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 
 		if (ce_pk) {
 			before = ca->s.cwnd;
-			bytes = ce_pk * mss;
+			bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			rules = strack_on_ack(&ca->s, p, now, rtt, true, bytes);
 			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
 					 ca, rtt, bytes, bytes);
 		}
 		if (acked > ce_pk) {
 			before = ca->s.cwnd;
-			bytes = (acked - ce_pk) * mss;
+			bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			rules = strack_on_ack(&ca->s, p, now, rtt, false, bytes);
 			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
 					 ca, rtt, bytes, 0);
