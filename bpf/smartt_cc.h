@@ -75,6 +75,7 @@ struct smartt_cc_dctcp {
  * @params_gen: smartt_cc_bpf_cfg.gen @sp/@tp were built from (measured
  *	link rate only), 0 = not built
  * @params_rate: the rate estimate they were built with, Mbit/s
+ * @last_rules: the core's rule mask of the last event
  * @g: glue state, as the module's
  * @s: SMaRTT core state (bpf_smartt)
  * @t: STrack core state (bpf_strack)
@@ -92,6 +93,7 @@ struct smartt_cc_flow {
 	u32 algo;
 	u32 params_gen;
 	u32 params_rate;
+	u32 last_rules;
 	struct smartt_cc_sock g;
 	union {
 		struct smartt_state s;

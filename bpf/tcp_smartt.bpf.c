@@ -35,6 +35,9 @@ cc_smartt_params(const struct smartt_cc_bpf_cfg *cfg, struct smartt_cc_flow *f)
 /*
  * The core's event functions as BPF subprograms, each called from several
  * places: one copy of each in the program (the core inlines into them).
+ * Their callers keep the result (last_rules): a result nobody reads is not
+ * computed, and the verifier refuses a subprogram whose R0 is then left
+ * pointing into its stack.
  */
 static SMARTT_BPF_NOINLINE u32 cc_ack(struct smartt_cc_flow *f, const struct smartt_params *p,
 			     const struct smartt_event *e)
@@ -116,7 +119,7 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 		e.bytes = min_t(u64, (u64)losses * mss, U32_MAX);
 		e.ecn = false;
 		f->losses++;
-		cc_nack(f, p, &e);
+		f->last_rules = cc_nack(f, p, &e);
 	}
 	if (acked) {
 		u32 ce_pk = min_t(u32, ce, acked);
@@ -127,13 +130,13 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 			e.ecn = true;
 			f->acks++;
 			f->ce_acks++;
-			cc_ack(f, p, &e);
+			f->last_rules = cc_ack(f, p, &e);
 		}
 		if (acked > ce_pk) {
 			e.bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			e.ecn = false;
 			f->acks++;
-			cc_ack(f, p, &e);
+			f->last_rules = cc_ack(f, p, &e);
 		}
 	}
 	cc_apply(sk, cfg, f->s.cwnd, f->s.base_rtt);
@@ -161,7 +164,7 @@ void BPF_PROG(bpf_smartt_set_state, struct sock *sk, u8 new_state)
 	e.in_flight = cc_in_flight(cc_tp(sk));
 	e.ecn = false;
 	f->rtos++;
-	cc_nack(f, cc_smartt_params(cfg, f), &e);
+	f->last_rules = cc_nack(f, cc_smartt_params(cfg, f), &e);
 }
 
 /*

@@ -97,12 +97,14 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 			bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			f->acks++;
 			f->ce_acks++;
-			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, true, bytes));
+			f->last_rules = strack_on_ack(&f->t, p, now, rtt, true, bytes);
+			cc_count_rules(f, f->last_rules);
 		}
 		if (acked > ce_pk) {
 			bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			f->acks++;
-			cc_count_rules(f, strack_on_ack(&f->t, p, now, rtt, false, bytes));
+			f->last_rules = strack_on_ack(&f->t, p, now, rtt, false, bytes);
+			cc_count_rules(f, f->last_rules);
 		}
 	}
 	cc_apply(sk, cfg, f->t.cwnd, f->t.base_rtt);

@@ -61,8 +61,14 @@ print(int(m.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[m.group(2)])
 # --- 1. load ---
 if ! out=$("$CCB" load 2>&1); then
 	echo "# $out"
-	# a kernel without what they need: the loader says which, in one line
-	[ "$(echo "$out" | wc -l)" = 1 ] && skip_all "cannot load here: $out"
+	# a kernel without what they need: the loader says which, in one
+	# line; anything else (the verifier refusing a program) is a failure
+	if [ "$(echo "$out" | wc -l)" = 1 ] &&
+		grep -Eq 'this kernel (has no|lacks)|needs CAP_BPF|not a BPF filesystem' <<<"$out"; then
+		skip_all "cannot load here: $out"
+	fi
+	SMARTT_CC_DEBUG=1 "$CCB" load 2>&1 | grep -B20 -m1 -E '^(processed|-- END PROG LOAD LOG)' | sed 's/^/# | /'
+	"$CCB" unload >/dev/null 2>&1
 	ktap_result FAIL "load"
 	ktap_exit
 fi
