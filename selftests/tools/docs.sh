@@ -119,15 +119,17 @@ for f in "$tmp"/replay.*; do
 	fi
 done
 
-# smarttctl(8), smartt-perf(1): in a fabric host (h1 is a fabric node).
+# smarttctl(8) in the root namespace (it enters a namespace itself with
+# -n; h0, h1 are the nodes of our fabric), smartt-perf(1) in a fabric host.
 userspace/smartt-fabric up --hosts 2 >/dev/null 2>&1 || tap FAIL "fabric for the transport examples"
 for page in userspace/man/smarttctl.8 userspace/man/smartt-perf.1; do
 	man_examples "$page" | grep -v -e '^#' -e '^$' >"$tmp/man-t"
+	in=(userspace/smartt-fabric exec h0 --)
+	[ "$page" = userspace/man/smarttctl.8 ] && in=()
 	while IFS= read -r cmd; do
 		cmd=${cmd% &}
 		echo "# \$ $cmd"
-		t=$(date +%s) timeout 5 userspace/smartt-fabric exec h0 -- bash -c "$cmd" \
-			>"$tmp/out" 2>&1 </dev/null
+		t=$(date +%s) timeout 5 "${in[@]}" bash -c "$cmd" >"$tmp/out" 2>&1 </dev/null
 		rc=$?
 		sed 's/^/#   /' "$tmp/out" | tail -n 6
 		if grep -q Traceback "$tmp/out" || [ $rc = 2 ]; then
