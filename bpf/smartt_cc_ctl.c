@@ -296,11 +296,37 @@ static int check_caller(void)
 	return 0;
 }
 
-static int check_bpffs(void)
+static bool is_bpffs(const char *dir)
 {
 	struct statfs fs;
 
-	if (!statfs("/sys/fs/bpf", &fs) && fs.f_type == BPF_FS_MAGIC)
+	return !statfs(dir, &fs) && fs.f_type == BPF_FS_MAGIC;
+}
+
+/* Does this process share init's mount namespace? */
+static bool init_mount_ns(void)
+{
+	struct stat self, init;
+
+	return !stat("/proc/self/ns/mnt", &self) && !stat("/proc/1/ns/mnt", &init) &&
+	       self.st_ino == init.st_ino && self.st_dev == init.st_dev;
+}
+
+/*
+ * The pins live in the BPF filesystem at /sys/fs/bpf.  `ip netns exec`
+ * runs its command in a mount namespace with a fresh /sys, where that is
+ * an empty directory: the pins are out of sight there, and a BPF
+ * filesystem mounted there would vanish with the command, leaving
+ * registered congestion controls nobody can unload.  So: refuse in such
+ * a namespace, mount one only in init's.
+ */
+static int check_bpffs(bool mount_one)
+{
+	if (is_bpffs("/sys/fs/bpf"))
+		return 0;
+	if (!init_mount_ns())
+		return fail("/sys/fs/bpf is not mounted in this mount namespace (ip netns exec mounts a fresh /sys): run it outside; `smarttctl -n NETNS cc flows` enters a network namespace alone");
+	if (!mount_one)
 		return 0;
 	if (mount("bpf", "/sys/fs/bpf", "bpf", 0, NULL))
 		return fail("/sys/fs/bpf is not a BPF filesystem and mounting one failed: %s (mount -t bpf bpf /sys/fs/bpf)",
@@ -484,7 +510,7 @@ static int cmd_load(int argc, char **argv)
 	err = names_to_set(argc, argv, want);
 	if (err)
 		return err;
-	err = check_caller() ?: check_kernel(&v1) ?: check_bpffs();
+	err = check_caller() ?: check_kernel(&v1) ?: check_bpffs(true);
 	if (err)
 		return err;
 	if (mkdir(SMARTT_CC_PIN_ROOT, 0700) && errno != EEXIST)
@@ -510,7 +536,7 @@ static int cmd_unload(int argc, char **argv)
 	err = names_to_set(argc, argv, want);
 	if (err)
 		return err;
-	err = check_caller();
+	err = check_caller() ?: check_bpffs(false);
 	if (err)
 		return err;
 	for (i = 0; i < N_CCS && !err; i++)
@@ -665,7 +691,7 @@ static int cmd_set(int argc, char **argv)
 			return usage_err("set: no knob '%.*s' (see `smarttctl cc status`)",
 					 (int)(eq - argv[i]), argv[i]);
 	}
-	err = check_caller();
+	err = check_caller() ?: check_bpffs(false);
 	if (err)
 		return err;
 	fd = bpf_obj_get(CFG_PIN);
@@ -752,7 +778,7 @@ static int cmd_status(bool json)
 	unsigned int i;
 	int fd, err;
 
-	err = check_caller();
+	err = check_caller() ?: check_bpffs(false);
 	if (err)
 		return err;
 	fd = bpf_obj_get(CFG_PIN);
@@ -971,7 +997,7 @@ static int cmd_flows(bool json, const char *netns)
 	ssize_t got;
 
 	/* no check_kernel(): reading the kernel's BTF twice is slow in guests */
-	err = check_caller() ?: check_bpffs();
+	err = check_caller() ?: check_bpffs(false);
 	if (err)
 		return err;
 	fd = bpf_obj_get(CFG_PIN);
