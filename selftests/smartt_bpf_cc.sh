@@ -44,6 +44,11 @@ fi
 
 allowed0=$(sysctl -n net.ipv4.tcp_allowed_congestion_control)
 cleanup_cc() {
+	local ns
+	# a daemon would keep its namespace (and what it holds) alive
+	for ns in bcc-a bcc-b; do
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null
+	done
 	sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed0"
 	"$CCB" unload >/dev/null 2>&1
 }

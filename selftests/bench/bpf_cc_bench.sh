@@ -37,6 +37,7 @@ tmp=$__sf_tmp
 loaded_before=$("$CCB" status | grep -Ec '^bpf_[a-z]+ +loaded$')
 stats0=$(sysctl -n kernel.bpf_stats_enabled)
 bench_cleanup() {
+	ip netns pids bb-b 2>/dev/null | xargs -r kill 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled="$stats0"
 	[ "$loaded_before" = 0 ] && "$CCB" unload >/dev/null 2>&1
 	fabric_cleanup
