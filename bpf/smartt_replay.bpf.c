@@ -24,6 +24,7 @@ char LICENSE[] SEC("license") = "GPL";
 struct smartt_replay_io io;
 
 const u32 smartt_replay_layout[] = SMARTT_REPLAY_LAYOUT;
+const char smartt_replay_algo[] = SMARTT_REPLAY_ALGO;
 
 /*
  * Set by the caller before loading: the SMaRTT rule family of the flow and

@@ -92,6 +92,15 @@ struct smartt_replay_io {
 	(u32)__builtin_offsetof(struct smartt_lb, u),			\
 }
 
+/*
+ * A digest of kernel/algo/'s sources (bpf/Makefile, replay_bpf.mk): the
+ * programs keep theirs in smartt_replay_algo[], the caller compares it with
+ * its own, so that both builds of the cores come from the same sources.
+ */
+#ifndef SMARTT_REPLAY_ALGO
+#define SMARTT_REPLAY_ALGO	"unknown"
+#endif
+
 /* Program return values (the BPF_PROG_TEST_RUN retval) */
 #define SMARTT_REPLAY_OK	0
 #define SMARTT_REPLAY_BAD_SPEC	1	/* io differs from the load-time rules or selector */

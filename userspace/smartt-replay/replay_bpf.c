@@ -235,6 +235,12 @@ int replay_bpf_open(bool strack, u32 rules, u32 lb_kind, char *err, size_t errle
 		return replay_bpf_fail(err, errlen,
 				       "bpf/smartt_replay.h lays out the BPF build and this one differently");
 	}
+	if (strncmp(skel->rodata->smartt_replay_algo, SMARTT_REPLAY_ALGO,
+		    sizeof(skel->rodata->smartt_replay_algo))) {
+		replay_bpf_close();
+		return replay_bpf_fail(err, errlen,
+				       "the cores' BPF build is of other kernel/algo/ sources than this C build (make -C bpf, then rebuild)");
+	}
 	skel->rodata->replay_rules = rules;
 	skel->rodata->replay_lb_kind = lb_kind;
 	replay_bpf_autoload(strack);

@@ -19,7 +19,10 @@ REPLAY_BPF_MISSING := $(strip \
 	$(if $(wildcard $(REPLAY_BPF_BTF) $(TOP)/build/bpf/vmlinux.h),,the kernel BTF $(REPLAY_BPF_BTF)))
 
 ifeq ($(REPLAY_BPF_MISSING),)
-REPLAY_BPF_CFLAGS := -I$(TOP)/bpf -I$(TOP)/build/bpf
+# the same digest of kernel/algo/ as bpf/Makefile records in the object
+REPLAY_BPF_ALGO := $(shell cat $(sort $(wildcard $(TOP)/kernel/algo/*.c $(TOP)/kernel/algo/*.h)) | \
+	sha1sum | cut -c1-16)
+REPLAY_BPF_CFLAGS := -I$(TOP)/bpf -I$(TOP)/build/bpf -DSMARTT_REPLAY_ALGO='"$(REPLAY_BPF_ALGO)"'
 REPLAY_BPF_LIBS := -lbpf -lelf -lz
 REPLAY_BPF_DEPS := $(REPLAY_BPF_SKEL)
 
