@@ -115,53 +115,35 @@ struct cc_desc {
 	void (*destroy)(bool v1, void *skel);
 };
 
-static struct bpf_object *open_smartt(bool v1, const struct bpf_object_open_opts *o,
-				      void **skel)
-{
-	if (v1) {
-		struct tcp_smartt_v1 *s = tcp_smartt_v1__open_opts(o);
-
-		*skel = s;
-		return s ? s->obj : NULL;
-	} else {
-		struct tcp_smartt *s = tcp_smartt__open_opts(o);
-
-		*skel = s;
-		return s ? s->obj : NULL;
-	}
+/* open_NAME()/destroy_NAME() of an algorithm built both ways (NAME, NAME_v1) */
+#define CC_SKEL_PAIR(name)						\
+static struct bpf_object *open_##name(bool v1,				\
+				      const struct bpf_object_open_opts *o,\
+				      void **skel)			\
+{									\
+	if (v1) {							\
+		struct tcp_##name##_v1 *s = tcp_##name##_v1__open_opts(o); \
+									\
+		*skel = s;						\
+		return s ? s->obj : NULL;				\
+	} else {							\
+		struct tcp_##name *s = tcp_##name##__open_opts(o);	\
+									\
+		*skel = s;						\
+		return s ? s->obj : NULL;				\
+	}								\
+}									\
+									\
+static void destroy_##name(bool v1, void *skel)				\
+{									\
+	if (v1)								\
+		tcp_##name##_v1__destroy(skel);				\
+	else								\
+		tcp_##name##__destroy(skel);				\
 }
 
-static void destroy_smartt(bool v1, void *skel)
-{
-	if (v1)
-		tcp_smartt_v1__destroy(skel);
-	else
-		tcp_smartt__destroy(skel);
-}
-
-static struct bpf_object *open_strack(bool v1, const struct bpf_object_open_opts *o,
-				      void **skel)
-{
-	if (v1) {
-		struct tcp_strack_v1 *s = tcp_strack_v1__open_opts(o);
-
-		*skel = s;
-		return s ? s->obj : NULL;
-	} else {
-		struct tcp_strack *s = tcp_strack__open_opts(o);
-
-		*skel = s;
-		return s ? s->obj : NULL;
-	}
-}
-
-static void destroy_strack(bool v1, void *skel)
-{
-	if (v1)
-		tcp_strack_v1__destroy(skel);
-	else
-		tcp_strack__destroy(skel);
-}
+CC_SKEL_PAIR(smartt)
+CC_SKEL_PAIR(strack)
 
 static struct bpf_object *open_dctcp(bool v1, const struct bpf_object_open_opts *o,
 				     void **skel)
