@@ -65,7 +65,7 @@
  * use none (div64_s64() is deliberately missing here).
  */
 #ifndef static_assert
-#define static_assert(expr, msg)	extern int smartt_static_assert[(expr) ? 1 : -1]
+#define static_assert(expr, ...)	extern int smartt_static_assert[(expr) ? 1 : -1]
 #endif
 /*
  * BPF calls take at most five arguments, and some of the cores' helpers
