@@ -53,7 +53,7 @@
 #include "tcp_dctcp.skel.h"
 #include "smartt_cc_iter.skel.h"
 
-#define PROG		"smarttctl cc"
+#define PROG		"smarttctl: cc"
 #define CFG_PIN		SMARTT_CC_PIN_ROOT "/smartt_cc_cfg"
 #define FLOWS_PIN	SMARTT_CC_PIN_ROOT "/smartt_cc_flows"
 #define STATS_PIN	SMARTT_CC_PIN_ROOT "/smartt_cc_stats"

@@ -27,6 +27,7 @@ SF = os.path.join(TOP, "userspace/smartt-fabric")
 CTL = os.path.join(TOP, "userspace/smarttctl")
 PERF = os.path.join(TOP, "build/userspace/smartt-perf")
 REPLAY = os.path.join(TOP, "build/userspace/smartt-replay")
+LAB = os.path.join(TOP, "userspace/smartt-lab")
 with open(os.path.join(TOP, "VERSION")) as f:
     VERSION = f.read().strip()
 NAME = "c%d" % (os.getpid() % 10**6)
@@ -242,6 +243,42 @@ def usage_cases():
         tap(se.strip() == "", "%s | head: ends quietly" % desc, ["stderr: " + se])
 
 
+def lab_and_cc_cases():
+    """smartt-lab's and smarttctl cc's bad inputs (no fabric, no load)."""
+    for args, rc, rx in (
+            (["run", "nosuch", "--out", "/tmp/x"], 2, r"no experiment 'nosuch'"),
+            (["run", "incast", "--seeds", "abc", "--out", "/tmp/x"], 2, r"--seeds"),
+            (["run", "incast"], 2, r"--out"),
+            (["run", "incast", "--where", "mars", "--out", "/tmp/x"], 2, r"--where"),
+            (["bogus"], 2, r"bogus"),
+            (["plot", "--out", "/nonexistent"], 1, r"/nonexistent")):
+        expect("smartt-lab %s: exit %d" % (" ".join(args), rc), [LAB] + args, rc, rx)
+    expect("smartt-lab --version", [LAB, "--version"], 0,
+           out=lambda o: o.strip().startswith("smartt-lab "))
+    expect("smartt-lab list --json: one JSON document", [LAB, "list", "--json"], 0,
+           out=one_json)
+    for args, rx in ((["cc"], r"want a command"),
+                     (["cc", "bogus"], r"unknown command 'bogus'"),
+                     (["cc", "set"], r"usage: smarttctl cc set"),
+                     (["cc", "set", "bpf_nosuch", "tcp_mss=1448"], r"unknown congestion control"),
+                     (["cc", "set", "bpf_smartt", "nosuch=1"], r"no knob 'nosuch'"),
+                     (["cc", "set", "bpf_smartt", "tcp_mss"], r"not KEY=VALUE"),
+                     (["cc", "load", "bpf_nosuch"], r"unknown congestion control"),
+                     (["cc", "flows", "extra"], r"unexpected argument 'extra'"),
+                     (["cc", "flows", "-n"], r"needs a network namespace")):
+        expect("smarttctl %s: usage error (2)" % " ".join(args), [CTL] + args, 2, rx,
+               prog="smarttctl")
+    if ROOT:
+        expect("smarttctl cc status --json: one JSON document", [CTL, "cc", "status", "--json"],
+               0, out=one_json)
+        expect("smarttctl -n nonexist cc flows: exit 1, says so",
+               [CTL, "-n", "nonexist", "cc", "flows"], 1, r"no such network namespace")
+    for cmd, desc in (("%s list | head -c 5 >/dev/null" % LAB, "smartt-lab list"),
+                      ("%s cc --help | head -c 5 >/dev/null" % CTL, "smarttctl cc --help")):
+        rc, so, se = run(["bash", "-c", "set -o pipefail; " + cmd])
+        tap(se.strip() == "", "%s | head: ends quietly" % desc, ["stderr: " + se])
+
+
 def fabric_cases():
     if not ROOT:
         tap(None, "smartt-fabric and smarttctl on a fabric", ["needs root"])
@@ -399,6 +436,7 @@ def perf_cases(sf, env):
 
 
 usage_cases()
+lab_and_cc_cases()
 fabric_cases()
 print("# cli: %d cases, %d failed" % (n, failed))
 sys.exit(1 if failed else 0)

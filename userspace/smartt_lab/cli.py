@@ -289,6 +289,13 @@ def main(argv):
     except KeyboardInterrupt:
         print("%s: interrupted" % PROG, file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away: end quietly, as cat does
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except OSError:
+            pass
+        return 0
     except OSError as e:
         print("%s: %s" % (PROG, e), file=sys.stderr)
         return 1
