@@ -133,7 +133,10 @@ stage_selftests() { # series
 	gout=$out/guest-$s
 	rm -rf "$gout"
 	mkdir -p "$gout"
-	scripts/vm-run.sh -o "$gout" "$rel" -- env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" \
+	# the whole suite in one guest: each test has its own limit
+	# (run_guest.sh); this one only catches a guest that hangs
+	scripts/vm-run.sh -t "${SMARTT_VM_TIMEOUT:-3000}" -o "$gout" "$rel" -- \
+		env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" \
 		selftests/run_guest.sh -o "$gout/tap" "build/$rel" ${SMARTT_SELFTESTS:-} \
 		>"$gout/console.log" 2>&1 || rc=$?
 	if [ -s "$gout/tap" ]; then
