@@ -119,7 +119,9 @@ class CcControl:
 
     def restore(self):
         errs = []
-        if self.saved is not None:
+        # nothing to restore when nothing was loaded before the run (the
+        # configuration goes with the last congestion control unloaded)
+        if self.saved:
             try:
                 self.configure({k: v for k, v in self.saved.items()})
             except LabError as e:
