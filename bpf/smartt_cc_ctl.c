@@ -69,30 +69,39 @@
 
 _Static_assert(sizeof(struct smartt_cc_sock) <= MODULE_CORE_OFF, "module layout");
 
+/* One line on stderr, "smarttctl: cc: ...", and @rc. */
+static int vreport(int rc, const char *fmt, va_list ap)
+{
+	fputs(PROG ": ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	return rc;
+}
+
+/* A usage error: exit status 2. */
 static int usage_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int usage_err(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = vreport(2, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
+	return rc;
 }
 
+/* A runtime error: exit status 1. */
 static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int fail(const char *fmt, ...)
 {
 	va_list ap;
+	int rc;
 
-	fputs(PROG ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	rc = vreport(1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
+	return rc;
 }
 
 /* libbpf's own messages only with SMARTT_CC_DEBUG=1. */
