@@ -200,8 +200,10 @@ for st in "${stages[@]}"; do
 		run_stage tools selftests/tools/run.sh ;;
 	lab)
 		# smartt-lab's own tests: experiment files, metrics on synthetic
-		# traces, the command's errors; a tiny run on the host as root.
-		run_stage lab python3 userspace/smartt_lab/tests/run_tap.py ;;
+		# traces, the command's errors; a tiny run on the host as root
+		# (with the fabric's BPF controller, built first: the stage may
+		# run alone).
+		run_stage lab bash -c 'make -s -C bpf >/dev/null && exec python3 userspace/smartt_lab/tests/run_tap.py' ;;
 	selftests)
 		# One guest per kernel, SMARTT_GUEST_JOBS at a time (default: all
 		# at once, the host's CPUs shared out between them as vCPUs):
