@@ -26,7 +26,7 @@
 /* A BPF subprogram of its own (the cores' noinline means nothing in BPF). */
 #define SMARTT_BPF_NOINLINE	__attribute__((__noinline__))
 
-#define SMARTT_TCP_CA_LOSS	4	/* TCP_CA_Loss */
+#define SMARTT_TCP_CA_LOSS	SMARTT_CC_CA_LOSS	/* TCP_CA_Loss */
 #define TCP_CONG_NEEDS_ECN	0x2
 #define SMARTT_ECN_DEMAND_CWR	4	/* TCP_ECN_DEMAND_CWR */
 #define SMARTT_ACK_TIMER	2	/* ICSK_ACK_TIMER */
@@ -244,15 +244,29 @@ static __always_inline u32 cc_cwnd_pkts(const struct tcp_sock *tp,
 			      tp->snd_cwnd_clamp);
 }
 
-/* smartt_cc_apply() */
-static __always_inline void cc_apply(struct sock *sk,
+/* tcp_packets_in_flight() */
+static __always_inline u32 cc_in_flight_pkts(const struct tcp_sock *tp)
+{
+	return tp->packets_out - (tp->sacked_out + tp->lost_out) + tp->retrans_out;
+}
+
+/* smartt_cc_apply(): @rs NULL outside an ACK */
+static __always_inline void cc_apply(struct sock *sk, struct smartt_cc_sock *g,
 				     const struct smartt_cc_bpf_cfg *cfg,
-				     u64 cwnd, u32 base_rtt)
+				     u64 cwnd, u32 base_rtt,
+				     const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = cc_tp(sk);
 	u32 pkts = cc_cwnd_pkts(tp, cfg, cwnd);
 	u64 rate;
 
+	if (rs) {
+		s32 acked = rs->acked_sacked;
+
+		pkts = smartt_cc_rec_pkts(g, pkts, cc_in_flight_pkts(tp),
+					  acked > 0 ? acked : 0,
+					  rs->prior_delivered, cfg->p.min_cwnd);
+	}
 	tp->snd_cwnd = pkts;
 	rate = smartt_cc_pacing_rate(pkts, tp->mss_cache, tp->srtt_us >> 3,
 				     base_rtt);
@@ -276,7 +290,7 @@ static __always_inline void cc_ece_ack_cwr(struct tcp_sock *tp, u32 ce_state)
 
 /*
  * smartt_cc_cwnd_event(): the receiver's CE state machine (DCTCP's), with
- * the state in @g.  On a change of the CE state of arriving data, a
+ * the state in @g (SMARTT_CC_S_CE).  On a change of the CE state of arriving data, a
  * pending delayed ACK goes out first with the old state, then the new
  * data is ACKed at once: every ACK's ECE echoes exactly the CE marks of
  * the packets it acknowledges.
@@ -287,7 +301,7 @@ static __always_inline void cc_cwnd_event(struct sock *sk, struct smartt_cc_sock
 	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
 	struct tcp_sock *tp = cc_tp(sk);
 	u32 new = ev == CA_EVENT_ECN_IS_CE;
-	u32 old = g->ce_state;
+	u32 old = !!(g->state & SMARTT_CC_S_CE);
 
 	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
 		return;
@@ -299,7 +313,7 @@ static __always_inline void cc_cwnd_event(struct sock *sk, struct smartt_cc_sock
 		icsk->icsk_ack.pending |= SMARTT_ACK_NOW;
 	}
 	g->prior_rcv_nxt = tp->rcv_nxt;
-	g->ce_state = new;
+	g->state = new ? g->state | SMARTT_CC_S_CE : g->state & ~SMARTT_CC_S_CE;
 	cc_ece_ack_cwr(tp, new);
 }
 

@@ -558,6 +558,7 @@ static const struct key_desc keys[] = {
 	VAL("tcp_mss", mss, KEY_U32),
 	VAL("tcp_start", start, KEY_U32),
 	VAL("tcp_min_cwnd", min_cwnd, KEY_U32),
+	VAL("tcp_strack_loss", strack_loss, KEY_U32),
 	VAL("tcp_smartt_knobs", smartt_knobs, KEY_STR),
 	VAL("tcp_strack_knobs", strack_knobs, KEY_STR),
 	DC("dctcp_shift_g", dctcp_g_shift, DCTCP_SHIFT_G_MAX),
@@ -840,7 +841,7 @@ static int module_params(struct smartt_cc_params *p)
 	static const char *const names[] = {
 		"tcp_smartt_profile", "tcp_link_mbps", "tcp_base_rtt_us",
 		"tcp_network_rtt_us", "tcp_mss", "tcp_start", "tcp_min_cwnd",
-		"tcp_smartt_knobs", "tcp_strack_knobs",
+		"tcp_strack_loss", "tcp_smartt_knobs", "tcp_strack_knobs",
 	};
 	struct smartt_cc_bpf_cfg c;
 	char path[PATH_MAX], buf[SMARTT_CC_KNOBS_LEN + 1];

@@ -8,8 +8,9 @@
  *
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample, the CE-marked share
  * from the delivered_ce delta (the receiver's CE state machine keeps the
- * echo per packet), packets newly marked lost as a NACK, an RTO likewise,
- * undo on spurious recovery.  Documentation/bpf-cc.rst.
+ * echo per packet), packets newly marked lost as a NACK, packet
+ * conservation in fast recovery, an RTO to the loss window, undo on
+ * spurious recovery.  Documentation/bpf-cc.rst.
  */
 #include "smartt_cc.bpf.h"
 
@@ -80,7 +81,7 @@ void BPF_PROG(bpf_smartt_init, struct sock *sk)
 	/* start from the handshake's RTT, within the bounds it implies */
 	f->s.base_rtt = rtt0;
 	f->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, smartt_maxwnd(p, rtt0));
-	cc_apply(sk, cfg, f->s.cwnd, rtt0);
+	cc_apply(sk, &f->g, cfg, f->s.cwnd, rtt0, NULL);
 }
 
 static __always_inline void bpf_smartt_control(struct sock *sk,
@@ -139,32 +140,31 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 			f->last_rules = cc_ack(f, p, &e);
 		}
 	}
-	cc_apply(sk, cfg, f->s.cwnd, f->s.base_rtt);
+	cc_apply(sk, &f->g, cfg, f->s.cwnd, f->s.base_rtt, rs);
 }
 
 SMARTT_CC_CONG_CONTROL(bpf_smartt_cong_control, bpf_smartt_control)
 
-/* An RTO: the core hears of it as a loss of one packet (QuickAdapt). */
+/*
+ * Every congestion state change: fast recovery starts packet conservation
+ * (smartt_cc_rec_state()); an RTO drops the core's window to the loss
+ * window, one packet, from which the core's rules regrow it.
+ */
 SEC("struct_ops/bpf_smartt_set_state")
 void BPF_PROG(bpf_smartt_set_state, struct sock *sk, u8 new_state)
 {
 	const struct smartt_cc_bpf_cfg *cfg;
 	struct smartt_cc_flow *f;
-	struct smartt_event e;
 
-	if (new_state != SMARTT_TCP_CA_LOSS)
-		return;
 	f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
 	cfg = f ? cc_cfg() : NULL;
 	if (!cfg)
 		return;
-	e.now = bpf_ktime_get_ns();
-	e.rtt = 0;
-	e.bytes = cc_tp(sk)->mss_cache;
-	e.in_flight = cc_in_flight(cc_tp(sk));
-	e.ecn = false;
+	smartt_cc_rec_state(&f->g, new_state, cc_tp(sk)->delivered);
+	if (new_state != SMARTT_TCP_CA_LOSS)
+		return;
 	f->rtos++;
-	f->last_rules = cc_nack(f, cc_smartt_params(cfg, f), &e);
+	f->s.cwnd = cc_smartt_params(cfg, f)->k.mtu;
 }
 
 /*

@@ -7,10 +7,11 @@
  * smartt_cc_cfg, shared with bpf_smartt).
  *
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
- * share from the delivered_ce delta.  As in the module, STrack's window
- * does not react to loss (its loss recovery retransmits within the
- * window): losses and RTOs are only counted, and there is nothing to undo.
- * Documentation/bpf-cc.rst.
+ * share from the delivered_ce delta.  Loss as in the module: packet
+ * conservation in fast recovery; with tcp_strack_loss = 1 every segment
+ * marked lost takes STrack's timeout rule, an RTO drops the window to one
+ * packet and a spurious recovery is undone; with 0 only an RTO, by the
+ * paper's rule.  Documentation/bpf-cc.rst.
  */
 #include "smartt_cc.bpf.h"
 
@@ -55,7 +56,7 @@ void BPF_PROG(bpf_strack_init, struct sock *sk)
 	strack_init(&f->t, p, cwnd);
 	f->t.base_rtt = rtt0;
 	f->t.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
-	cc_apply(sk, cfg, f->t.cwnd, rtt0);
+	cc_apply(sk, &f->g, cfg, f->t.cwnd, rtt0, NULL);
 }
 
 static __always_inline void bpf_strack_control(struct sock *sk,
@@ -88,8 +89,15 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 	acked = rs->acked_sacked;
 	now = cc_now(tp);
 
-	if (rs->losses > 0)
+	if (rs->losses > 0) {
 		f->losses++;
+		f->last_rules = 0;
+		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT) {
+			bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
+			f->last_rules = strack_on_timeout(&f->t, p, bytes);
+			cc_count_rules(f, f->last_rules);
+		}
+	}
 	if (acked) {
 		u32 ce_pk = min_t(u32, ce, acked);
 
@@ -107,35 +115,60 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 			cc_count_rules(f, f->last_rules);
 		}
 	}
-	cc_apply(sk, cfg, f->t.cwnd, f->t.base_rtt);
+	cc_apply(sk, &f->g, cfg, f->t.cwnd, f->t.base_rtt, rs);
 }
 
 SMARTT_CC_CONG_CONTROL(bpf_strack_cong_control, bpf_strack_control)
 
+/*
+ * Every congestion state change: fast recovery starts packet conservation
+ * (smartt_cc_rec_state()); an RTO drops the window to one packet with
+ * tcp_strack_loss = 1, or takes STrack's timeout rule with 0.
+ */
 SEC("struct_ops/bpf_strack_set_state")
 void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
 {
-	struct smartt_cc_flow *f;
-
-	if (new_state != SMARTT_TCP_CA_LOSS)
-		return;
-	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
-	if (f)
-		f->rtos++;
-}
-
-/* The window did not react to the loss: nothing to undo. */
-SEC("struct_ops/bpf_strack_undo_cwnd")
-u32 BPF_PROG(bpf_strack_undo_cwnd, struct sock *sk)
-{
 	const struct smartt_cc_bpf_cfg *cfg;
+	const struct strack_params *p;
 	struct smartt_cc_flow *f;
 
 	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
 	cfg = f ? cc_cfg() : NULL;
 	if (!cfg)
-		return cc_tp(sk)->snd_cwnd;
-	return cc_cwnd_pkts(cc_tp(sk), cfg, f->t.cwnd);
+		return;
+	smartt_cc_rec_state(&f->g, new_state, cc_tp(sk)->delivered);
+	if (new_state != SMARTT_TCP_CA_LOSS)
+		return;
+	f->rtos++;
+	p = cc_strack_params(cfg, f);
+	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
+		f->t.cwnd = p->k.mtu;
+	else
+		f->last_rules = strack_on_timeout(&f->t, p, cc_tp(sk)->mss_cache);
+}
+
+/*
+ * Spurious recovery: the window before it (tp->prior_cwnd, saved by TCP on
+ * entering recovery or loss) comes back, within the core's bound.
+ */
+SEC("struct_ops/bpf_strack_undo_cwnd")
+u32 BPF_PROG(bpf_strack_undo_cwnd, struct sock *sk)
+{
+	struct tcp_sock *tp = cc_tp(sk);
+	const struct smartt_cc_bpf_cfg *cfg;
+	const struct strack_params *p;
+	struct smartt_cc_flow *f;
+	u64 w;
+
+	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+	cfg = f ? cc_cfg() : NULL;
+	if (!cfg)
+		return tp->snd_cwnd;
+	p = cc_strack_params(cfg, f);
+	w = max_t(u64, f->t.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
+	f->t.cwnd = clamp_t(u64, w, p->k.mtu, strack_maxwnd(p, f->t.base_rtt));
+	f->undos++;
+	return cc_cwnd_pkts(tp, cfg, f->t.cwnd);
 }
 
 SEC("struct_ops/bpf_strack_ssthresh")

@@ -89,10 +89,10 @@ run_case() {
 		grep -c " $algo ")
 	echo "# receiver sockets running $algo: $n"
 	sleep $((MEAS / 2))
-	for h in "$@"; do	# window, RTTs and base RTT (alpha, us) mid-way
+	for h in "$@"; do	# window and RTTs mid-way
 		echo "# $h: $(ip netns exec "$(host_field "$h" ns)" ss -tin dst "$dst" \
 			"( dport >= :5201 and dport <= :5210 )" | grep -oE \
-			'(cwnd|rtt|minrtt|alpha|delivery_rate|retrans):[^ ,)]+' | paste -sd' ')"
+			'(cwnd|rtt|minrtt|delivery_rate|retrans):[^ ,)]+' | paste -sd' ')"
 	done
 	wait "${pids[@]}"
 	out=$(python3 - "$WARM" "$MEAS" "$JAIN_MIN" "$tmp"/flow.* <<'PY'

@@ -18,6 +18,7 @@ void smartt_cc_vals_default(struct smartt_cc_vals *v)
 		.mss = SMARTT_CC_DEF_MSS,
 		.start = SMARTT_CC_START_IW,
 		.min_cwnd = SMARTT_CC_DEF_MIN_CWND,
+		.strack_loss = SMARTT_CC_STRACK_LOSS_TIMEOUT,
 	};
 }
 
@@ -194,7 +195,8 @@ int smartt_cc_params_build(struct smartt_cc_params *cp,
 	    v->link_mbps > SMARTT_CC_LINK_MAX_MBPS ||
 	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
 	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US ||
-	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX)
+	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX ||
+	    v->strack_loss > SMARTT_CC_STRACK_LOSS_TIMEOUT)
 		return SMARTT_EINVAL;
 
 	sk = smartt_profiles[v->profile];
@@ -220,5 +222,6 @@ int smartt_cc_params_build(struct smartt_cc_params *cp,
 	cp->base_rtt_ns = v->base_rtt_us * 1000;
 	cp->start = v->start;
 	cp->min_cwnd = v->min_cwnd;
+	cp->strack_loss = v->strack_loss;
 	return 0;
 }

@@ -23,6 +23,15 @@
 #define SMARTT_CC_START_IW	0	/* kernel initial window (tcp_init_cwnd) */
 #define SMARTT_CC_START_BDP	1	/* line rate: cwnd = BDP, no slow start */
 
+/* tcp_strack_loss */
+#define SMARTT_CC_STRACK_LOSS_OFF	0	/* the paper's: no window rule */
+#define SMARTT_CC_STRACK_LOSS_TIMEOUT	1	/* each loss as STrack's timeout */
+
+/* TCP's congestion states the glue follows (enum tcp_ca_state). */
+#define SMARTT_CC_CA_OPEN		0
+#define SMARTT_CC_CA_RECOVERY		3
+#define SMARTT_CC_CA_LOSS		4
+
 /* Defaults and ranges of the values (Documentation/sysctl.rst). */
 #define SMARTT_CC_DEF_NETWORK_RTT_US	12
 #define SMARTT_CC_DEF_MSS		1448
@@ -46,6 +55,8 @@
  * @mss: bytes per packet the rules count in (core mtu)
  * @start: SMARTT_CC_START_*
  * @min_cwnd: fewest segments TCP's window may hold
+ * @strack_loss: SMARTT_CC_STRACK_LOSS_*: what strack's window does with
+ *	the segments TCP marks lost
  * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
  * @strack_knobs: "name=value ..." overrides of the STrack core knobs
  */
@@ -57,6 +68,7 @@ struct smartt_cc_vals {
 	u32 mss;
 	u32 start;
 	u32 min_cwnd;
+	u32 strack_loss;
 	char smartt_knobs[SMARTT_CC_KNOBS_LEN];
 	char strack_knobs[SMARTT_CC_KNOBS_LEN];
 };
@@ -69,6 +81,7 @@ struct smartt_cc_vals {
  * @base_rtt_ns: configured base RTT, 0 = learned
  * @start: SMARTT_CC_START_*
  * @min_cwnd: fewest segments TCP's window may hold
+ * @strack_loss: SMARTT_CC_STRACK_LOSS_*
  */
 struct smartt_cc_params {
 	struct smartt_params sp;
@@ -77,6 +90,7 @@ struct smartt_cc_params {
 	u32 base_rtt_ns;
 	u32 start;
 	u32 min_cwnd;
+	u32 strack_loss;
 };
 
 /**
@@ -89,16 +103,27 @@ struct smartt_cc_params {
  * @prior_ce: low 16 bits of tp->delivered_ce at the last ACK (one ACK never
  *	delivers 65536 packets, so 16-bit deltas are exact)
  * @base_known: a data ACK's RTT sample replaced the handshake's base RTT
- * @ce_state: receiver: CE mark of the last data packet (not
- *	TCP_ECN_DEMAND_CWR, which a CWR from the sender clears)
+ * @state: SMARTT_CC_S_*: the receiver's CE mark of the last data packet
+ *	(not TCP_ECN_DEMAND_CWR, which a CWR from the sender clears), and
+ *	the sender's fast-recovery state
+ * @rec_round: tp->delivered when fast recovery began: packet conservation
+ *	lasts until an ACK of data sent after that (one round trip)
+ *
+ * 16 bytes: with the SMaRTT core's state it fills TCP's private area.
  */
 struct smartt_cc_sock {
 	u32 prior_rcv_nxt;
 	u32 rate_mbps;
 	u16 prior_ce;
 	u8 base_known;
-	u8 ce_state;
+	u8 state;
+	u32 rec_round;
 };
+
+/* struct smartt_cc_sock.state */
+#define SMARTT_CC_S_CE		0x1	/* receiver: last data packet had CE */
+#define SMARTT_CC_S_RECOVERY	0x2	/* sender: in fast recovery */
+#define SMARTT_CC_S_CONSERVE	0x4	/* ... and in its first round */
 
 void smartt_cc_vals_default(struct smartt_cc_vals *v);
 int smartt_cc_parse_num(const char *s, bool frac, u32 *out);
@@ -248,6 +273,60 @@ static inline u64 smartt_cc_start_bytes(const struct smartt_cc_params *cp,
 	if (cp->start == SMARTT_CC_START_BDP && cp->link_mbps)
 		return div_u64((u64)link_mbps * base_rtt, 8000);
 	return iw_bytes;
+}
+
+/**
+ * smartt_cc_rec_state() - follow TCP's congestion state (set_state())
+ * @g: glue state
+ * @state: the new state (TCP_CA_*)
+ * @delivered: tp->delivered now
+ *
+ * Entering fast recovery starts packet conservation for one round trip;
+ * any other state ends it (an RTO has its own rule, the loss window).
+ */
+static inline void smartt_cc_rec_state(struct smartt_cc_sock *g, u8 state,
+				       u32 delivered)
+{
+	if (state != SMARTT_CC_CA_RECOVERY) {
+		g->state &= ~(SMARTT_CC_S_RECOVERY | SMARTT_CC_S_CONSERVE);
+	} else if (!(g->state & SMARTT_CC_S_RECOVERY)) {
+		g->state |= SMARTT_CC_S_RECOVERY | SMARTT_CC_S_CONSERVE;
+		g->rec_round = delivered;
+	}
+}
+
+/**
+ * smartt_cc_rec_pkts() - the window TCP gets, with packet conservation
+ * @g: glue state
+ * @pkts: the core's window, segments (smartt_cc_pkts())
+ * @in_flight: tcp_packets_in_flight() after this ACK
+ * @acked: segments this ACK newly (S)ACKed
+ * @prior_delivered: rs->prior_delivered, meaningful when @acked > 0
+ * @floor: tcp_min_cwnd
+ *
+ * In the first round of fast recovery TCP sends at most one new segment
+ * per segment delivered (PRR's and tcp_bbr.c's packet conservation, RFC
+ * 6937): the window is at most in_flight + acked, and never more than the
+ * core's.  The round ends with the first ACK of data sent after recovery
+ * began; from then on the core's window, which already took the losses,
+ * holds.
+ *
+ * Return: the window in segments.
+ */
+static inline u32 smartt_cc_rec_pkts(struct smartt_cc_sock *g, u32 pkts,
+				     u32 in_flight, u32 acked,
+				     u32 prior_delivered, u32 floor)
+{
+	u32 cons;
+
+	if (!(g->state & SMARTT_CC_S_CONSERVE))
+		return pkts;
+	if (acked && (s32)(prior_delivered - g->rec_round) >= 0) {
+		g->state &= ~SMARTT_CC_S_CONSERVE;
+		return pkts;
+	}
+	cons = max_t(u32, in_flight + acked, floor);
+	return min_t(u32, pkts, cons);
 }
 
 #endif /* SMARTT_ALGO_TCPCC_H */

@@ -227,7 +227,8 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
 	g->prior_rcv_nxt = tp->rcv_nxt;
 	g->rate_mbps = 0;
 	g->base_known = 0;
-	g->ce_state = 0;
+	g->state = 0;
+	g->rec_round = 0;
 	if (!cfg->p.link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
 
@@ -316,27 +317,50 @@ u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 /**
  * smartt_cc_apply() - hand the core's window to TCP and set the pacing rate
  * @sk: socket
+ * @g: glue state
  * @cfg: configuration
  * @cwnd: window, bytes
  * @base_rtt: the flow's base RTT, ns (used while there is no srtt)
+ * @rs: the ACK's rate sample, NULL outside an ACK
  *
- * snd_cwnd = smartt_cc_cwnd_pkts(); sk_pacing_rate = 1.2 x snd_cwnd x MSS /
- * srtt (TCP's congestion-avoidance ratio), at most sk_max_pacing_rate.  fq
- * paces at it; without fq TCP's internal pacing does
- * (smartt_cc_sock_init() asked for it).
+ * snd_cwnd = smartt_cc_cwnd_pkts(), within packet conservation in the
+ * first round of fast recovery (smartt_cc_rec_pkts()); sk_pacing_rate =
+ * 1.2 x snd_cwnd x MSS / srtt (TCP's congestion-avoidance ratio), at most
+ * sk_max_pacing_rate.  fq paces at it; without fq TCP's internal pacing
+ * does (smartt_cc_sock_init() asked for it).
  */
-void smartt_cc_apply(struct sock *sk, const struct smartt_cc_cfg *cfg, u64 cwnd,
-		     u32 base_rtt)
+void smartt_cc_apply(struct sock *sk, struct smartt_cc_sock *g,
+		     const struct smartt_cc_cfg *cfg, u64 cwnd, u32 base_rtt,
+		     const struct rate_sample *rs)
 {
 	struct tcp_sock *tp = tcp_sk(sk);
 	u32 pkts = smartt_cc_cwnd_pkts(sk, cfg, cwnd);
 	u64 rate;
 
+	if (rs)
+		pkts = smartt_cc_rec_pkts(g, pkts, tcp_packets_in_flight(tp),
+					  max(rs->acked_sacked, 0),
+					  rs->prior_delivered, cfg->p.min_cwnd);
 	tcp_snd_cwnd_set(tp, pkts);
 	rate = smartt_cc_pacing_rate(pkts, tp->mss_cache, tp->srtt_us >> 3,
 				     base_rtt);
 	rate = min_t(u64, rate, READ_ONCE(sk->sk_max_pacing_rate));
 	WRITE_ONCE(sk->sk_pacing_rate, rate);
+}
+
+/**
+ * smartt_cc_set_state() - follow TCP's congestion state (both algorithms'
+ * set_state)
+ * @sk: socket
+ * @g: glue state
+ * @new_state: the state TCP enters (TCP_CA_*)
+ *
+ * Fast recovery starts a round of packet conservation (smartt_cc_rec_state()).
+ */
+void smartt_cc_set_state(struct sock *sk, struct smartt_cc_sock *g,
+			 u8 new_state)
+{
+	smartt_cc_rec_state(g, new_state, tcp_sk(sk)->delivered);
 }
 
 /**
@@ -372,8 +396,9 @@ static void smartt_cc_ece_ack_cwr(struct sock *sk, u32 ce_state)
  * (if one is pending) with the old state for the old data, then ACK at
  * once, so that every ACK's ECE echoes the CE marks of exactly the packets
  * it acknowledges.  ECE follows TCP_ECN_DEMAND_CWR; the state itself is
- * g->ce_state, as in tcp_dctcp.h, because a CWR from the sender clears
- * TCP_ECN_DEMAND_CWR just before the next packet's CE event: read back
+ * SMARTT_CC_S_CE in g->state (tcp_dctcp.h keeps its own too), because a
+ * CWR from the sender clears TCP_ECN_DEMAND_CWR just before the next
+ * packet's CE event: read back
  * from there, every CWR looked like a state change and sent an extra ACK
  * without ECE for CE-marked data (smartt_cc_rules.sh, "marking forced
  * on", saw 944 of 2026 ACK events unmarked).  This runs in the receiver's
@@ -384,7 +409,7 @@ void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 {
 	struct smartt_cc_sock *g = inet_csk_ca(sk);
 	struct tcp_sock *tp = tcp_sk(sk);
-	u32 old = g->ce_state;
+	u32 old = !!(g->state & SMARTT_CC_S_CE);
 	u32 new = ev == CA_EVENT_ECN_IS_CE;
 
 	if (ev != CA_EVENT_ECN_IS_CE && ev != CA_EVENT_ECN_NO_CE)
@@ -397,42 +422,8 @@ void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev)
 		inet_csk(sk)->icsk_ack.pending |= ICSK_ACK_NOW;
 	}
 	g->prior_rcv_nxt = tp->rcv_nxt;
-	g->ce_state = new;
+	g->state = new ? g->state | SMARTT_CC_S_CE : g->state & ~SMARTT_CC_S_CE;
 	smartt_cc_ece_ack_cwr(sk, new);
-}
-
-/**
- * smartt_cc_get_info() - state for inet_diag (ss -ti)
- * @sk: socket
- * @ext: requested extensions
- * @attr: set to the attribute type filled
- * @info: filled
- * @base_rtt: the flow's base RTT, ns
- *
- * Reuses DCTCP's layout, which ss decodes as
- * "dctcp:(ce_state:A,alpha:B,ab_ecn:C,ab_tot:D)" or "dctcp:fallback_mode":
- * dctcp_enabled = ECN negotiated (0: delay-only rules, shown as
- * fallback_mode), ce_state = receiver CE state, alpha = base RTT in us,
- * ab_ecn / ab_tot = bytes delivered with CE / in total (low 32 bits).
- *
- * Return: the size filled, 0 if not requested.
- */
-size_t smartt_cc_get_info(struct sock *sk, u32 ext, int *attr,
-			  union tcp_cc_info *info, u32 base_rtt)
-{
-	const struct tcp_sock *tp = tcp_sk(sk);
-
-	if (!(ext & (1 << (INET_DIAG_DCTCPINFO - 1))) &&
-	    !(ext & (1 << (INET_DIAG_VEGASINFO - 1))))
-		return 0;
-	memset(&info->dctcp, 0, sizeof(info->dctcp));
-	info->dctcp.dctcp_enabled = !!(tp->ecn_flags & TCP_ECN_OK);
-	info->dctcp.dctcp_ce_state = !!(tp->ecn_flags & TCP_ECN_DEMAND_CWR);
-	info->dctcp.dctcp_alpha = base_rtt / NSEC_PER_USEC;
-	info->dctcp.dctcp_ab_ecn = tp->delivered_ce * tp->mss_cache;
-	info->dctcp.dctcp_ab_tot = tp->delivered * tp->mss_cache;
-	*attr = INET_DIAG_DCTCPINFO;
-	return sizeof(info->dctcp);
 }
 
 /* ---- net.smartt.tcp_* sysctls ---- */
@@ -510,6 +501,7 @@ static const struct ctl_table smartt_cc_table_tmpl[] = {
 	SMARTT_CC_ENTRY("tcp_mss", mss, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_start", start, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_min_cwnd", min_cwnd, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_strack_loss", strack_loss, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_smartt_knobs", smartt_knobs,
 			sizeof_field(struct smartt_cc_vals, smartt_knobs)),
 	SMARTT_CC_ENTRY("tcp_strack_knobs", strack_knobs,

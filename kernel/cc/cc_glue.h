@@ -60,12 +60,13 @@ u32 smartt_cc_base_rtt(const struct sock *sk, struct smartt_cc_sock *g,
 		       bool learn, u32 rtt, u32 base);
 u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 			u64 cwnd);
-void smartt_cc_apply(struct sock *sk, const struct smartt_cc_cfg *cfg, u64 cwnd,
-		     u32 base_rtt);
+void smartt_cc_apply(struct sock *sk, struct smartt_cc_sock *g,
+		     const struct smartt_cc_cfg *cfg, u64 cwnd, u32 base_rtt,
+		     const struct rate_sample *rs);
+void smartt_cc_set_state(struct sock *sk, struct smartt_cc_sock *g,
+			 u8 new_state);
 u32 smartt_cc_ssthresh(struct sock *sk);
 void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev);
-size_t smartt_cc_get_info(struct sock *sk, u32 ext, int *attr,
-			  union tcp_cc_info *info, u32 base_rtt);
 
 /**
  * smartt_cc_now() - the time of the ACK being processed

@@ -6,9 +6,11 @@
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample, the CE-marked share
  * from the delivered_ce delta (DCTCP's receiver state machine keeps the
  * echo per packet), packets newly marked lost as a "NACK" (TCP has no
- * trimming, so loss detection drives QuickAdapt), an RTO likewise, undo on
- * spurious recovery.  The core's window becomes snd_cwnd and the pacing
- * rate.  Documentation/tcp.rst.
+ * trimming, so loss detection drives QuickAdapt), undo on spurious
+ * recovery.  The core's window becomes snd_cwnd and the pacing rate, with
+ * packet conservation in the first round of fast recovery; an RTO drops it
+ * to the loss window of one packet, from which the core's rules regrow it.
+ * Documentation/tcp.rst, "Loss".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,7 +59,7 @@ static void smartt_tcp_init(struct sock *sk)
 	/* start from the handshake's RTT, within the bounds it implies */
 	ca->s.base_rtt = rtt0;
 	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, smartt_maxwnd(p, rtt0));
-	smartt_cc_apply(sk, cfg, ca->s.cwnd, rtt0);
+	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, rtt0, NULL);
 	smartt_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
 	rcu_read_unlock();
 }
@@ -130,7 +132,7 @@ static void smartt_tcp_control(struct sock *sk, const struct rate_sample *rs)
 					 ca, e.rtt, e.bytes, 0);
 		}
 	}
-	smartt_cc_apply(sk, cfg, ca->s.cwnd, ca->s.base_rtt);
+	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, ca->s.base_rtt, rs);
 	rcu_read_unlock();
 }
 
@@ -147,29 +149,31 @@ static void smartt_tcp_cong_control(struct sock *sk, const struct rate_sample *r
 }
 #endif
 
-/* An RTO: the core hears of it as a loss of one packet (QuickAdapt). */
+/*
+ * Every congestion state change: fast recovery starts packet conservation
+ * (smartt_cc_set_state()); an RTO (TCP_CA_Loss) drops the core's window to
+ * the loss window, one packet (RFC 5681 3.1), from which the core's own
+ * increase rules regrow it on the next ACKs.
+ */
 static void smartt_tcp_set_state(struct sock *sk, u8 new_state)
 {
 	struct smartt_tcp *ca = inet_csk_ca(sk);
 	const struct smartt_cc_cfg *cfg;
 	const struct smartt_params *p;
 	struct smartt_params tmp;
-	struct smartt_event e;
 	u64 before = ca->s.cwnd;
-	u32 rules;
 
-	if (new_state != TCP_CA_Loss || !inet_csk(sk)->icsk_ca_initialized)
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return;
+	smartt_cc_set_state(sk, &ca->g, new_state);
+	if (new_state != TCP_CA_Loss)
 		return;
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	p = smartt_cc_smartt_params(cfg, &ca->g, &tmp);
-	e.now = tcp_clock_ns();
-	e.rtt = 0;
-	e.bytes = tcp_sk(sk)->mss_cache;
-	e.in_flight = smartt_cc_in_flight(sk);
-	e.ecn = false;
-	rules = smartt_on_nack(&ca->s, p, &e);
-	smartt_tcp_trace(sk, SMARTT_CC_EV_RTO, rules, before, ca, 0, e.bytes, 0);
+	ca->s.cwnd = p->k.mtu;
+	smartt_tcp_trace(sk, SMARTT_CC_EV_RTO, 0, before, ca, 0,
+			 tcp_sk(sk)->mss_cache, 0);
 	rcu_read_unlock();
 }
 
@@ -200,14 +204,6 @@ static u32 smartt_tcp_undo_cwnd(struct sock *sk)
 	return w;
 }
 
-static size_t smartt_tcp_get_info(struct sock *sk, u32 ext, int *attr,
-				  union tcp_cc_info *info)
-{
-	struct smartt_tcp *ca = inet_csk_ca(sk);
-
-	return smartt_cc_get_info(sk, ext, attr, info, ca->s.base_rtt);
-}
-
 static struct tcp_congestion_ops smartt_tcp_ops __read_mostly = {
 	.flags		= TCP_CONG_NEEDS_ECN,
 	.init		= smartt_tcp_init,
@@ -216,7 +212,6 @@ static struct tcp_congestion_ops smartt_tcp_ops __read_mostly = {
 	.undo_cwnd	= smartt_tcp_undo_cwnd,
 	.set_state	= smartt_tcp_set_state,
 	.cwnd_event	= smartt_cc_cwnd_event,
-	.get_info	= smartt_tcp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "smartt",
 };

@@ -4,10 +4,12 @@
  * driven per ACK from tcp_ack()'s rate sample (cong_control).
  *
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
- * share from the delivered_ce delta.  STrack defines no window reaction to
- * loss (its loss recovery retransmits within the window): losses and RTOs
- * only show in the tracepoints, and the window needs no undo.
- * Documentation/tcp.rst.
+ * share from the delivered_ce delta.  STrack's only window rule for loss
+ * is its timeout's (one packet off); with net.smartt.tcp_strack_loss = 1
+ * (the default) every segment TCP marks lost takes that rule, an RTO drops
+ * the window to one packet, and a spurious recovery is undone; with 0 only
+ * an RTO does, by the paper's rule.  Packet conservation holds in the
+ * first round of fast recovery either way.  Documentation/tcp.rst, "Loss".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,7 +57,7 @@ static void strack_tcp_init(struct sock *sk)
 	strack_init(&ca->s, p, cwnd);
 	ca->s.base_rtt = rtt0;
 	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
-	smartt_cc_apply(sk, cfg, ca->s.cwnd, rtt0);
+	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, rtt0, NULL);
 	strack_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
 	rcu_read_unlock();
 }
@@ -89,9 +91,15 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 	acked = rs->acked_sacked;
 	now = smartt_cc_now(sk);
 
-	if (rs->losses > 0)
-		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, 0, ca->s.cwnd, ca, rtt,
-				 min_t(u64, (u64)rs->losses * mss, U32_MAX), 0);
+	if (rs->losses > 0) {
+		before = ca->s.cwnd;
+		bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
+		rules = 0;
+		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
+			rules = strack_on_timeout(&ca->s, p, bytes);
+		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, rules, before, ca, rtt,
+				 bytes, 0);
+	}
 	if (acked) {
 		u32 ce_pk = min(ce, acked);
 
@@ -110,7 +118,7 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 					 ca, rtt, bytes, 0);
 		}
 	}
-	smartt_cc_apply(sk, cfg, ca->s.cwnd, ca->s.base_rtt);
+	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, ca->s.base_rtt, rs);
 	rcu_read_unlock();
 }
 
@@ -127,35 +135,62 @@ static void strack_tcp_cong_control(struct sock *sk, const struct rate_sample *r
 }
 #endif
 
+/*
+ * Every congestion state change: fast recovery starts packet conservation
+ * (smartt_cc_set_state()).  An RTO (TCP_CA_Loss) drops the window to the
+ * loss window, one packet (RFC 5681 3.1), with tcp_strack_loss = 1, or
+ * takes STrack's timeout rule (one packet off) with 0; the core's rules
+ * regrow it.
+ */
 static void strack_tcp_set_state(struct sock *sk, u8 new_state)
 {
 	struct strack_tcp *ca = inet_csk_ca(sk);
-
-	if (new_state == TCP_CA_Loss && inet_csk(sk)->icsk_ca_initialized)
-		strack_tcp_trace(sk, SMARTT_CC_EV_RTO, 0, ca->s.cwnd, ca, 0,
-				 tcp_sk(sk)->mss_cache, 0);
-}
-
-/* The window did not react to the loss: nothing to undo. */
-static u32 strack_tcp_undo_cwnd(struct sock *sk)
-{
-	struct strack_tcp *ca = inet_csk_ca(sk);
-	u32 w;
+	const struct smartt_cc_cfg *cfg;
+	const struct strack_params *p;
+	struct strack_params tmp;
+	u32 mss = tcp_sk(sk)->mss_cache, rules = 0;
+	u64 before = ca->s.cwnd;
 
 	if (!inet_csk(sk)->icsk_ca_initialized)
-		return tcp_snd_cwnd(tcp_sk(sk));
+		return;
+	smartt_cc_set_state(sk, &ca->g, new_state);
+	if (new_state != TCP_CA_Loss)
+		return;
 	rcu_read_lock();
-	w = smartt_cc_cwnd_pkts(sk, smartt_cc_cfg_get(sk), ca->s.cwnd);
+	cfg = smartt_cc_cfg_get(sk);
+	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
+	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
+		ca->s.cwnd = p->k.mtu;
+	else
+		rules = strack_on_timeout(&ca->s, p, mss);
+	strack_tcp_trace(sk, SMARTT_CC_EV_RTO, rules, before, ca, 0, mss, 0);
 	rcu_read_unlock();
-	return w;
 }
 
-static size_t strack_tcp_get_info(struct sock *sk, u32 ext, int *attr,
-				  union tcp_cc_info *info)
+/*
+ * Spurious recovery: the window before it (tp->prior_cwnd, saved by TCP on
+ * entering recovery or loss) comes back, within the core's bound.
+ */
+static u32 strack_tcp_undo_cwnd(struct sock *sk)
 {
+	struct tcp_sock *tp = tcp_sk(sk);
 	struct strack_tcp *ca = inet_csk_ca(sk);
+	const struct smartt_cc_cfg *cfg;
+	const struct strack_params *p;
+	struct strack_params tmp;
+	u64 before = ca->s.cwnd, w;
 
-	return smartt_cc_get_info(sk, ext, attr, info, ca->s.base_rtt);
+	if (!inet_csk(sk)->icsk_ca_initialized)
+		return tcp_snd_cwnd(tp);
+	rcu_read_lock();
+	cfg = smartt_cc_cfg_get(sk);
+	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
+	w = max_t(u64, ca->s.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
+	ca->s.cwnd = clamp_t(u64, w, p->k.mtu, strack_maxwnd(p, ca->s.base_rtt));
+	strack_tcp_trace(sk, SMARTT_CC_EV_UNDO, 0, before, ca, 0, 0, 0);
+	w = smartt_cc_cwnd_pkts(sk, cfg, ca->s.cwnd);
+	rcu_read_unlock();
+	return w;
 }
 
 static struct tcp_congestion_ops strack_tcp_ops __read_mostly = {
@@ -166,7 +201,6 @@ static struct tcp_congestion_ops strack_tcp_ops __read_mostly = {
 	.undo_cwnd	= strack_tcp_undo_cwnd,
 	.set_state	= strack_tcp_set_state,
 	.cwnd_event	= smartt_cc_cwnd_event,
-	.get_info	= strack_tcp_get_info,
 	.owner		= THIS_MODULE,
 	.name		= "strack",
 };

@@ -169,6 +169,7 @@ TEST(smartt_cc_params_build__rejects)
 	REJECT(min_cwnd, 0);
 	REJECT(min_cwnd, SMARTT_CC_MIN_CWND_MAX + 1);
 	REJECT(mss, 10);
+	REJECT(strack_loss, SMARTT_CC_STRACK_LOSS_TIMEOUT + 1);
 #undef REJECT
 	smartt_cc_vals_default(&v);
 	strcpy(v.smartt_knobs, "trtt=1");	/* below its range */
@@ -176,6 +177,56 @@ TEST(smartt_cc_params_build__rejects)
 	smartt_cc_vals_default(&v);
 	strcpy(v.strack_knobs, "nosuch=1");
 	EXPECT_EQ(SMARTT_EINVAL, smartt_cc_params_build(&cp, &v));
+}
+
+TEST(smartt_cc_rec__conserves_one_round)
+{
+	struct smartt_cc_sock g = { .state = SMARTT_CC_S_CE };
+
+	/* outside recovery the core's window holds */
+	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 10, 1, 0, 2));
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 1000);
+	EXPECT_EQ(SMARTT_CC_S_CE | SMARTT_CC_S_RECOVERY | SMARTT_CC_S_CONSERVE,
+		  g.state);
+	EXPECT_EQ(1000U, g.rec_round);
+	/* one new segment per segment delivered, never above the core's */
+	EXPECT_EQ(12U, smartt_cc_rec_pkts(&g, 40, 10, 2, 990, 2));
+	EXPECT_EQ(8U, smartt_cc_rec_pkts(&g, 8, 10, 2, 995, 2));
+	/* the floor: tcp_min_cwnd */
+	EXPECT_EQ(2U, smartt_cc_rec_pkts(&g, 40, 0, 1, 999, 2));
+	/* an ACK without delivery does not end the round */
+	EXPECT_EQ(10U, smartt_cc_rec_pkts(&g, 40, 10, 0, 0, 2));
+	/* a second Recovery call (still in it) does not restart the round */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 5000);
+	EXPECT_EQ(1000U, g.rec_round);
+	/* data sent after recovery began is ACKed: the core's window */
+	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 10, 2, 1000, 2));
+	EXPECT_EQ(SMARTT_CC_S_CE | SMARTT_CC_S_RECOVERY, g.state);
+	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 10, 2, 1001, 2));
+	/* leaving recovery clears it; the CE bit is the receiver's */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_OPEN, 2000);
+	EXPECT_EQ(SMARTT_CC_S_CE, g.state);
+}
+
+TEST(smartt_cc_rec__wraps_and_rto)
+{
+	struct smartt_cc_sock g = { 0 };
+
+	/* tp->delivered wraps within the round */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, U32_MAX - 5);
+	EXPECT_EQ(7U, smartt_cc_rec_pkts(&g, 40, 5, 2, U32_MAX - 6, 2));
+	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 5, 2, 3, 2));
+	/* an RTO during recovery ends conservation (the loss window rules) */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 10);
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 10);
+	g.state |= SMARTT_CC_S_CONSERVE;
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_LOSS, 20);
+	EXPECT_EQ(0, g.state);
+	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 1, 1, 0, 2));
+	/* recovery after the loss state starts a new round */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 30);
+	EXPECT_EQ(30U, g.rec_round);
+	EXPECT_EQ(3U, smartt_cc_rec_pkts(&g, 40, 2, 1, 29, 2));
 }
 
 TEST(smartt_cc_pkts__bounds)
