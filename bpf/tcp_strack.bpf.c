@@ -8,10 +8,10 @@
  *
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
  * share from the delivered_ce delta.  Loss as in the module: packet
- * conservation in fast recovery; with tcp_strack_loss = 1 every segment
- * marked lost takes STrack's timeout rule, an RTO drops the window to one
- * packet and a spurious recovery is undone; with 0 only an RTO, by the
- * paper's rule.  Documentation/bpf-cc.rst.
+ * conservation in fast recovery; with tcp_strack_loss = 1 the first loss
+ * of an episode halves the window (md_min), an RTO drops it to one packet
+ * and a spurious recovery is undone; with 0 only an RTO, by the paper's
+ * rule.  Documentation/bpf-cc.rst.
  */
 #include "smartt_cc.bpf.h"
 
@@ -92,9 +92,8 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 	if (rs->losses > 0) {
 		f->losses++;
 		f->last_rules = 0;
-		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT) {
-			bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
-			f->last_rules = strack_on_timeout(&f->t, p, bytes);
+		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD) {
+			f->last_rules = smartt_cc_strack_loss(&f->g, &f->t, p);
 			cc_count_rules(f, f->last_rules);
 		}
 	}
@@ -141,7 +140,7 @@ void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
 		return;
 	f->rtos++;
 	p = cc_strack_params(cfg, f);
-	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
+	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD)
 		f->t.cwnd = p->k.mtu;
 	else
 		f->last_rules = strack_on_timeout(&f->t, p, cc_tp(sk)->mss_cache);

@@ -18,7 +18,7 @@ void smartt_cc_vals_default(struct smartt_cc_vals *v)
 		.mss = SMARTT_CC_DEF_MSS,
 		.start = SMARTT_CC_START_IW,
 		.min_cwnd = SMARTT_CC_DEF_MIN_CWND,
-		.strack_loss = SMARTT_CC_STRACK_LOSS_TIMEOUT,
+		.strack_loss = SMARTT_CC_STRACK_LOSS_MD,
 	};
 }
 
@@ -196,7 +196,7 @@ int smartt_cc_params_build(struct smartt_cc_params *cp,
 	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
 	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US ||
 	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX ||
-	    v->strack_loss > SMARTT_CC_STRACK_LOSS_TIMEOUT)
+	    v->strack_loss > SMARTT_CC_STRACK_LOSS_MD)
 		return SMARTT_EINVAL;
 
 	sk = smartt_profiles[v->profile];

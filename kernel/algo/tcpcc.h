@@ -25,7 +25,7 @@
 
 /* tcp_strack_loss */
 #define SMARTT_CC_STRACK_LOSS_OFF	0	/* the paper's: no window rule */
-#define SMARTT_CC_STRACK_LOSS_TIMEOUT	1	/* each loss as STrack's timeout */
+#define SMARTT_CC_STRACK_LOSS_MD	1	/* one md_min decrease per episode */
 
 /* TCP's congestion states the glue follows (enum tcp_ca_state). */
 #define SMARTT_CC_CA_OPEN		0
@@ -124,6 +124,7 @@ struct smartt_cc_sock {
 #define SMARTT_CC_S_CE		0x1	/* receiver: last data packet had CE */
 #define SMARTT_CC_S_RECOVERY	0x2	/* sender: in fast recovery */
 #define SMARTT_CC_S_CONSERVE	0x4	/* ... and in its first round */
+#define SMARTT_CC_S_CUT		0x8	/* sender: this episode's loss decrease done */
 
 void smartt_cc_vals_default(struct smartt_cc_vals *v);
 int smartt_cc_parse_num(const char *s, bool frac, u32 *out);
@@ -289,10 +290,49 @@ static inline void smartt_cc_rec_state(struct smartt_cc_sock *g, u8 state,
 {
 	if (state != SMARTT_CC_CA_RECOVERY) {
 		g->state &= ~(SMARTT_CC_S_RECOVERY | SMARTT_CC_S_CONSERVE);
+		/* an RTO has cut the window; an episode's end rearms */
+		if (state == SMARTT_CC_CA_LOSS)
+			g->state |= SMARTT_CC_S_CUT;
+		else
+			g->state &= ~SMARTT_CC_S_CUT;
 	} else if (!(g->state & SMARTT_CC_S_RECOVERY)) {
 		g->state |= SMARTT_CC_S_RECOVERY | SMARTT_CC_S_CONSERVE;
 		g->rec_round = delivered;
 	}
+}
+
+/**
+ * smartt_cc_strack_loss() - strack's answer to TCP's loss detection
+ * (tcp_strack_loss = 1)
+ * @g: glue state
+ * @s: STrack core state
+ * @p: STrack parameters
+ *
+ * The first loss of an episode (fast recovery, until TCP leaves it)
+ * multiplies the window by md_min, STrack's largest multiplicative
+ * decrease (0.5 by default: as Reno and DCTCP halve on loss); later
+ * losses of the same episode change nothing, as one reduction per
+ * recovery is Linux's rule.  At least one packet.
+ *
+ * Return: STRACK_R_MD (and STRACK_R_CLAMPED at the bound) when the window
+ * was cut, 0 when this episode's cut is done.
+ */
+static inline u32 smartt_cc_strack_loss(struct smartt_cc_sock *g,
+					struct strack_state *s,
+					const struct strack_params *p)
+{
+	u64 w;
+
+	if (g->state & SMARTT_CC_S_CUT)
+		return 0;
+	g->state |= SMARTT_CC_S_CUT;
+	w = smartt_mul_ppm(s->cwnd, p->k.md_min);
+	if (w <= p->k.mtu) {
+		s->cwnd = p->k.mtu;
+		return STRACK_R_MD | STRACK_R_CLAMPED;
+	}
+	s->cwnd = w;
+	return STRACK_R_MD;
 }
 
 /**

@@ -5,11 +5,12 @@
  *
  * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
  * share from the delivered_ce delta.  STrack's only window rule for loss
- * is its timeout's (one packet off); with net.smartt.tcp_strack_loss = 1
- * (the default) every segment TCP marks lost takes that rule, an RTO drops
- * the window to one packet, and a spurious recovery is undone; with 0 only
- * an RTO does, by the paper's rule.  Packet conservation holds in the
- * first round of fast recovery either way.  Documentation/tcp.rst, "Loss".
+ * is its timeout's (one packet off).  With net.smartt.tcp_strack_loss = 1
+ * (the default) the first loss of a recovery episode halves the window
+ * (md_min, STrack's largest decrease), an RTO drops it to one packet, and
+ * a spurious recovery is undone; with 0 only an RTO changes it, by the
+ * paper's rule.  Packet conservation holds in the first round of fast
+ * recovery either way.  Documentation/tcp.rst, "Loss".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -95,8 +96,8 @@ static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
 		before = ca->s.cwnd;
 		bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
 		rules = 0;
-		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
-			rules = strack_on_timeout(&ca->s, p, bytes);
+		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD)
+			rules = smartt_cc_strack_loss(&ca->g, &ca->s, p);
 		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, rules, before, ca, rtt,
 				 bytes, 0);
 	}
@@ -159,7 +160,7 @@ static void strack_tcp_set_state(struct sock *sk, u8 new_state)
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_TIMEOUT)
+	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD)
 		ca->s.cwnd = p->k.mtu;
 	else
 		rules = strack_on_timeout(&ca->s, p, mss);

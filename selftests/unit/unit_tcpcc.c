@@ -169,7 +169,7 @@ TEST(smartt_cc_params_build__rejects)
 	REJECT(min_cwnd, 0);
 	REJECT(min_cwnd, SMARTT_CC_MIN_CWND_MAX + 1);
 	REJECT(mss, 10);
-	REJECT(strack_loss, SMARTT_CC_STRACK_LOSS_TIMEOUT + 1);
+	REJECT(strack_loss, SMARTT_CC_STRACK_LOSS_MD + 1);
 #undef REJECT
 	smartt_cc_vals_default(&v);
 	strcpy(v.smartt_knobs, "trtt=1");	/* below its range */
@@ -221,12 +221,45 @@ TEST(smartt_cc_rec__wraps_and_rto)
 	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 10);
 	g.state |= SMARTT_CC_S_CONSERVE;
 	smartt_cc_rec_state(&g, SMARTT_CC_CA_LOSS, 20);
-	EXPECT_EQ(0, g.state);
+	EXPECT_EQ(SMARTT_CC_S_CUT, g.state);
 	EXPECT_EQ(40U, smartt_cc_rec_pkts(&g, 40, 1, 1, 0, 2));
 	/* recovery after the loss state starts a new round */
 	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 30);
 	EXPECT_EQ(30U, g.rec_round);
 	EXPECT_EQ(3U, smartt_cc_rec_pkts(&g, 40, 2, 1, 29, 2));
+}
+
+TEST(smartt_cc_strack_loss__once_per_episode)
+{
+	struct smartt_cc_sock g = { 0 };
+	struct strack_params p;
+	struct strack_state st;
+	struct strack_knobs k = strack_defaults;
+
+	k.mtu = 1000;
+	ASSERT_EQ(0, strack_params_init(&p, &k));
+	strack_init(&st, &p, 64000);
+	st.cwnd = 64000;
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 1);
+	/* the first loss of the episode: x md_min (0.5) */
+	EXPECT_EQ((u32)STRACK_R_MD, smartt_cc_strack_loss(&g, &st, &p));
+	EXPECT_EQ(32000U, st.cwnd);
+	/* the rest of the episode's losses change nothing */
+	EXPECT_EQ(0U, smartt_cc_strack_loss(&g, &st, &p));
+	EXPECT_EQ(32000U, st.cwnd);
+	/* the episode ends: the next one cuts again */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_OPEN, 2);
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_RECOVERY, 3);
+	EXPECT_EQ((u32)STRACK_R_MD, smartt_cc_strack_loss(&g, &st, &p));
+	EXPECT_EQ(16000U, st.cwnd);
+	/* an RTO's loss window counts as the episode's cut */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_LOSS, 4);
+	EXPECT_EQ(0U, smartt_cc_strack_loss(&g, &st, &p));
+	/* never below one packet */
+	smartt_cc_rec_state(&g, SMARTT_CC_CA_OPEN, 5);
+	st.cwnd = 1500;
+	EXPECT_EQ((u32)(STRACK_R_MD | STRACK_R_CLAMPED), smartt_cc_strack_loss(&g, &st, &p));
+	EXPECT_EQ(1000U, st.cwnd);
 }
 
 TEST(smartt_cc_pkts__bounds)
