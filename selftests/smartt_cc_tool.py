@@ -7,7 +7,7 @@
                                      [--hold S] [--ready FILE]
       connect (setsockopt TCP_CONGESTION first when --cc is given), send N
       bytes or for S seconds, print "cc=<name> bytes=<n> secs=<t>
-      mbps=<rate>", then keep the socket open for --hold seconds (touching
+      mbps=<rate> ecn=<0|1>" (ecn: negotiated, TCPI_OPT_ECN), then keep the socket open for --hold seconds (touching
       --ready when the data is sent).  --fct: after the last byte, shut
       down the sending side and wait for the receiver's close; secs is then
       the flow completion time (also printed as fct=).  --start-at T:
@@ -76,8 +76,10 @@ def client(a):
     dt = time.monotonic() - t0
     cc = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_CONGESTION, 16)
     cc = cc.split(b"\0")[0].decode()
-    print("cc=%s bytes=%d secs=%.3f mbps=%.2f%s" % (
-        cc, sent, dt, sent * 8 / dt / 1e6, " fct=%.6f" % dt if a.fct else ""),
+    # struct tcp_info: tcpi_options is the sixth byte; TCPI_OPT_ECN = 8
+    ecn = 1 if s.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[5] & 8 else 0
+    print("cc=%s bytes=%d secs=%.3f mbps=%.2f ecn=%d%s" % (
+        cc, sent, dt, sent * 8 / dt / 1e6, ecn, " fct=%.6f" % dt if a.fct else ""),
         flush=True)
     if a.ready:
         open(a.ready, "w").close()
