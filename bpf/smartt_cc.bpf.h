@@ -22,6 +22,7 @@
 #include <bpf/bpf_core_read.h>
 #include "smartt_core.bpf.h"
 #include "smartt_cc.h"
+#include "smartt_cc_flows.bpf.h"
 
 /* A BPF subprogram of its own (the cores' noinline means nothing in BPF). */
 #define SMARTT_BPF_NOINLINE	__attribute__((__noinline__))
@@ -64,13 +65,6 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } smartt_cc_cfg SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct smartt_cc_flow);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} smartt_cc_flows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);

@@ -13,17 +13,9 @@
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_endian.h>
 #include "smartt_cc.h"
+#include "smartt_cc_flows.bpf.h"	/* reused from its pin */
 
 char LICENSE[] SEC("license") = "GPL";
-
-/* The BPF congestion controls' flow state (reused from its pin). */
-struct {
-	__uint(type, BPF_MAP_TYPE_SK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct smartt_cc_flow);
-	__uint(pinning, LIBBPF_PIN_BY_NAME);
-} smartt_cc_flows SEC(".maps");
 
 /* One record under construction: larger than the BPF stack. */
 struct {
