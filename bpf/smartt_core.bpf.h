@@ -13,16 +13,22 @@
 #ifndef SMARTT_CORE_BPF_H
 #define SMARTT_CORE_BPF_H
 
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#pragma clang attribute push (__attribute__((always_inline)), apply_to = function)
-#pragma clang attribute push (__attribute__((internal_linkage)), apply_to = function)
+/* Around an #include of kernel/algo/ sources (also smartt_lb.bpf.h's). */
+#define SMARTT_BPF_ALGO_BEGIN						\
+	_Pragma("clang diagnostic push")				\
+	_Pragma("clang diagnostic ignored \"-Wunused-function\"")	\
+	_Pragma("clang attribute push (__attribute__((always_inline)), apply_to = function)") \
+	_Pragma("clang attribute push (__attribute__((internal_linkage)), apply_to = function)")
+#define SMARTT_BPF_ALGO_END						\
+	_Pragma("clang attribute pop")					\
+	_Pragma("clang attribute pop")					\
+	_Pragma("clang diagnostic pop")
+
+SMARTT_BPF_ALGO_BEGIN
 #include "algo/knobs.c"
 #include "algo/units.c"
 #include "algo/smartt.c"
 #include "algo/strack.c"
-#pragma clang attribute pop
-#pragma clang attribute pop
-#pragma clang diagnostic pop
+SMARTT_BPF_ALGO_END
 
 #endif /* SMARTT_CORE_BPF_H */

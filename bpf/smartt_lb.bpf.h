@@ -15,15 +15,10 @@
 
 #include "smartt_core.bpf.h"
 
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Wunused-function"
-#pragma clang attribute push (__attribute__((always_inline)), apply_to = function)
-#pragma clang attribute push (__attribute__((internal_linkage)), apply_to = function)
+SMARTT_BPF_ALGO_BEGIN
 #include "algo/reps.c"
 #include "algo/path_bitmap.c"
 #include "algo/lb.c"
-#pragma clang attribute pop
-#pragma clang attribute pop
-#pragma clang diagnostic pop
+SMARTT_BPF_ALGO_END
 
 #endif /* SMARTT_LB_BPF_H */
