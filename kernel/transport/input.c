@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * smartt transport: the receiving side.  The UDP encapsulation socket's
- * encap_rcv validates every header field before use and hands the packet
- * to the socket bound to the destination transport port (or to its
- * backlog); DATA is deduplicated by PSN, reassembled by offset and
- * delivered as one skb per message; ACK, NACK and error packets drive the
- * sender.
+ * encap_rcv drops what was not sent to this host alone, validates every
+ * header field before use and hands the packet to the socket bound to the
+ * destination transport port (or to its backlog); DATA is deduplicated
+ * by PSN, reassembled by offset and delivered as one skb per message; ACK,
+ * NACK and error packets drive the sender.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -578,6 +578,13 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 
 	smartt_stat_inc(net, SMARTT_STAT_RX_PKTS);
 	smartt_stat_add(net, SMARTT_STAT_RX_BYTES, skb->len);
+	/*
+	 * The transport is unicast: a packet to a group (or overheard) must
+	 * create no peer and get no answer, which would come from the group
+	 * address or multiply one packet by the group's size.
+	 */
+	if (smartt_skb_not_unicast(skb))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_NOT_UNICAST, false);
 	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SMARTT_HDR_LEN))
 		goto short_pkt;
 	h = smartt_hdr_of(skb);

@@ -428,6 +428,74 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 }
 
 /**
+ * smartt_skb_not_unicast() - was a received packet not for this host alone?
+ * @skb: the packet, IP header intact
+ *
+ * Return: true if the link layer did not address it to this host
+ * (multicast, broadcast, another host), or its source or destination
+ * address is a multicast or broadcast one, whatever the link layer said.
+ */
+bool smartt_skb_not_unicast(const struct sk_buff *skb)
+{
+	if (skb->pkt_type != PACKET_HOST)
+		return true;
+	if (ip_hdr(skb)->version == 4) {
+		const struct iphdr *iph = ip_hdr(skb);
+		const struct rtable *rt = skb_rtable(skb);
+
+		if (rt && (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)))
+			return true;
+		return ipv4_is_multicast(iph->daddr) || ipv4_is_lbcast(iph->daddr) ||
+		       ipv4_is_multicast(iph->saddr) || ipv4_is_lbcast(iph->saddr);
+	}
+	return ipv6_addr_is_multicast(&ipv6_hdr(skb)->daddr) ||
+	       ipv6_addr_is_multicast(&ipv6_hdr(skb)->saddr);
+}
+
+/**
+ * smartt_err_ratelimit_set() - set a netns's error packet rate limit
+ * @sn: the netns's transport state
+ * @ms: ms between two error packets, 0 for no limit
+ *
+ * The bucket starts full: %SMARTT_ERR_BURST packets may go at once.
+ */
+void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms)
+{
+	spin_lock_bh(&sn->err_lock);
+	WRITE_ONCE(sn->err_ratelimit, ms);
+	sn->err_credit = (u64)SMARTT_ERR_BURST * ms * NSEC_PER_MSEC;
+	sn->err_last = ktime_get_ns();
+	spin_unlock_bh(&sn->err_lock);
+}
+
+/*
+ * The netns's token bucket for error packets: credit accrues with time up
+ * to SMARTT_ERR_BURST intervals; a packet spends one interval.
+ */
+static bool smartt_err_allow(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+	u32 ms = READ_ONCE(sn->err_ratelimit);
+	u64 now, interval, cap;
+	bool ok = false;
+
+	if (!ms)
+		return true;
+	interval = (u64)ms * NSEC_PER_MSEC;
+	cap = SMARTT_ERR_BURST * interval;
+	spin_lock_bh(&sn->err_lock);
+	now = ktime_get_ns();
+	sn->err_credit = min(sn->err_credit + (now - sn->err_last), cap);
+	sn->err_last = now;
+	if (sn->err_credit >= interval) {
+		sn->err_credit -= interval;
+		ok = true;
+	}
+	spin_unlock_bh(&sn->err_lock);
+	return ok;
+}
+
+/**
  * smartt_send_error() - answer a DATA packet with an error packet
  * @net: network namespace
  * @usk: the UDP socket that received it, or NULL for the netns's one
@@ -437,7 +505,10 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
  *
  * Sent back to the packet's source without any per-peer state (the
  * socket may not exist); only DATA is ever answered, so two hosts never
- * exchange errors about errors.
+ * exchange errors about errors.  Packets not addressed to this host alone
+ * get no answer; the others at most one per net.smartt.transport_err_ratelimit
+ * ms of the netns (bursts of %SMARTT_ERR_BURST), the rest are counted
+ * tx_errors_ratelimited.
  */
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 		       const struct smartt_data_ext *dx, u32 code)
@@ -448,6 +519,17 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	struct sk_buff *skb;
 	u16 family;
 
+	/*
+	 * Never answer a packet sent to a group, nor from a group address
+	 * (RFC 1122 3.2.2, RFC 4291 2.7); smartt_encap_rcv() drops those
+	 * already, this keeps any later caller from reflecting them.
+	 */
+	if (smartt_skb_not_unicast(in))
+		return;
+	if (!smartt_err_allow(net)) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
+		return;
+	}
 	if (ip_hdr(in)->version == 4) {
 		family = AF_INET;
 		src.v4 = ip_hdr(in)->daddr;

@@ -439,6 +439,7 @@ enum smartt_path_ctl {
 	SMARTT_CTL_LB_KNOBS,
 	SMARTT_CTL_SPORT_BASE,
 	SMARTT_CTL_SPORT_RANGE,
+	SMARTT_CTL_ERR_RATELIMIT,
 };
 
 /* Apply "name=value ..." (lb.c's knob names, decimal) to @k. */
@@ -503,6 +504,9 @@ static int smartt_path_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 	case SMARTT_CTL_SPORT_BASE:
 		val = base;
 		break;
+	case SMARTT_CTL_ERR_RATELIMIT:
+		val = READ_ONCE(sn->err_ratelimit);
+		break;
 	default:
 		val = range;
 		break;
@@ -542,6 +546,11 @@ static int smartt_path_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 			goto out;
 		WRITE_ONCE(sn->sport, base << 16 | (range - 1));
 		break;
+	case SMARTT_CTL_ERR_RATELIMIT:
+		if (val > SMARTT_ERR_RATELIMIT_MAX)
+			goto out;
+		smartt_err_ratelimit_set(sn, val);
+		break;
 	}
 	err = 0;
 out:
@@ -563,6 +572,7 @@ static const struct ctl_table smartt_path_table_tmpl[] = {
 	SMARTT_PATH_ENTRY("transport_lb_knobs", SMARTT_CTL_LB_KNOBS),
 	SMARTT_PATH_ENTRY("transport_sport_base", SMARTT_CTL_SPORT_BASE),
 	SMARTT_PATH_ENTRY("transport_sport_range", SMARTT_CTL_SPORT_RANGE),
+	SMARTT_PATH_ENTRY("transport_err_ratelimit", SMARTT_CTL_ERR_RATELIMIT),
 	{ }
 };
 
@@ -578,6 +588,8 @@ int smartt_path_net_init(struct net *net)
 	unsigned int i, n = ARRAY_SIZE(smartt_path_table_tmpl) - 1;
 
 	mutex_init(&sn->cfg_lock);
+	spin_lock_init(&sn->err_lock);
+	smartt_err_ratelimit_set(sn, SMARTT_ERR_RATELIMIT_DEF);
 	if (smartt_path_build(SMARTT_LB_REPS, "", &sn->lb))
 		return -EINVAL;
 	sn->lb_text[0] = 0;

@@ -471,7 +471,8 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	u16 port;
 	int err;
 
-	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR))
+	/* MSG_CMSG_COMPAT: the socket layer converted a compat msg_control. */
+	if (msg->msg_flags & ~(MSG_DONTWAIT | MSG_NOSIGNAL | MSG_EOR | MSG_CMSG_COMPAT))
 		return -EOPNOTSUPP;
 	if (msg->msg_name) {
 		err = smartt_parse_addr(sk, msg->msg_name, msg->msg_namelen, &a, &port,
@@ -585,7 +586,8 @@ static int smartt_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 
 	if (flags & MSG_ERRQUEUE)
 		return smartt_recv_error(sk, msg);
-	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL | MSG_CMSG_COMPAT))
+	if (flags & ~(MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC | MSG_WAITALL | MSG_CMSG_COMPAT |
+		      MSG_CMSG_CLOEXEC))
 		return -EOPNOTSUPP;
 	skb = skb_recv_datagram(sk, flags, &err);
 	if (!skb)

@@ -41,6 +41,13 @@
 #define SMARTT_MAX_PEERS	1024
 /* Ports bound per netns hash into this many buckets. */
 #define SMARTT_BIND_BITS	6
+/*
+ * Error packets per netns (net.smartt.transport_err_ratelimit): ms between
+ * two, by default and at most; a token bucket holds this many.
+ */
+#define SMARTT_ERR_RATELIMIT_DEF	1U
+#define SMARTT_ERR_RATELIMIT_MAX	3600000U
+#define SMARTT_ERR_BURST		50U
 /* Ephemeral transport ports. */
 #define SMARTT_PORT_EPH_LO	32768
 #define SMARTT_PORT_EPH_HI	60999
@@ -304,6 +311,7 @@ enum smartt_stat {
 	SMARTT_STAT_TX_ACKS,
 	SMARTT_STAT_TX_NACKS,
 	SMARTT_STAT_TX_ERRORS,
+	SMARTT_STAT_TX_ERRORS_LIMITED,
 	SMARTT_STAT_TX_FAIL,
 	SMARTT_STAT_RX_PKTS,
 	SMARTT_STAT_RX_BYTES,
@@ -338,6 +346,7 @@ enum smartt_stat {
 	SMARTT_STAT_DROP_BACKLOG,
 	SMARTT_STAT_DROP_NOMEM,
 	SMARTT_STAT_DROP_CLOSED,
+	SMARTT_STAT_DROP_NOT_UNICAST,
 	SMARTT_STAT_ERR_CONNREFUSED,
 	SMARTT_STAT_ERR_TIMEDOUT,
 	SMARTT_STAT_ERR_MSGSIZE,
@@ -391,6 +400,11 @@ struct smartt_stats {
  * @lb_text: net.smartt.transport_lb_knobs as written
  * @sport: net.smartt.transport_sport_base << 16 | (transport_sport_range
  *	- 1), read locklessly by every transmission
+ * @err_lock: protects @err_credit and @err_last
+ * @err_ratelimit: net.smartt.transport_err_ratelimit, ms between error
+ *	packets (0: no limit)
+ * @err_credit: the error packets' token bucket, in ns of credit
+ * @err_last: when @err_credit was last refilled (ktime_get_ns())
  * @table: this netns' net.smartt.transport_* sysctl table
  * @sysctl: its registration
  */
@@ -406,6 +420,10 @@ struct smartt_net {
 	struct smartt_lb_knobs lb;
 	char lb_text[128];
 	u32 sport;
+	spinlock_t err_lock;	/* err_credit, err_last */
+	u32 err_ratelimit;
+	u64 err_credit;
+	u64 err_last;
 	struct ctl_table *table;
 	struct ctl_table_header *sysctl;
 };
@@ -464,6 +482,8 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 		     bool ce);
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
 		       const struct smartt_data_ext *dx, u32 code);
+bool smartt_skb_not_unicast(const struct sk_buff *skb);
+void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 void smartt_timer_fn(struct timer_list *t);
 void smartt_timer_arm(struct sock *sk);
 void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
