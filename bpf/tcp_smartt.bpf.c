@@ -178,15 +178,14 @@ u32 BPF_PROG(bpf_smartt_undo_cwnd, struct sock *sk)
 	const struct smartt_cc_bpf_cfg *cfg;
 	const struct smartt_params *p;
 	struct smartt_cc_flow *f;
-	u64 w;
 
 	f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
 	cfg = f ? cc_cfg() : NULL;
 	if (!cfg)
 		return tp->snd_cwnd;
 	p = cc_smartt_params(cfg, f);
-	w = max_t(u64, f->s.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
-	f->s.cwnd = clamp_t(u64, w, p->k.mtu, smartt_maxwnd(p, f->s.base_rtt));
+	f->s.cwnd = smartt_cc_undo_bytes(f->s.cwnd, tp->prior_cwnd, tp->mss_cache,
+					 p->k.mtu, smartt_maxwnd(p, f->s.base_rtt));
 	f->s.bytes_ignored = f->s.bytes_to_ignore;
 	f->undos++;
 	return cc_cwnd_pkts(tp, cfg, f->s.cwnd);

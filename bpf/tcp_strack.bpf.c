@@ -157,15 +157,14 @@ u32 BPF_PROG(bpf_strack_undo_cwnd, struct sock *sk)
 	const struct smartt_cc_bpf_cfg *cfg;
 	const struct strack_params *p;
 	struct smartt_cc_flow *f;
-	u64 w;
 
 	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
 	cfg = f ? cc_cfg() : NULL;
 	if (!cfg)
 		return tp->snd_cwnd;
 	p = cc_strack_params(cfg, f);
-	w = max_t(u64, f->t.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
-	f->t.cwnd = clamp_t(u64, w, p->k.mtu, strack_maxwnd(p, f->t.base_rtt));
+	f->t.cwnd = smartt_cc_undo_bytes(f->t.cwnd, tp->prior_cwnd, tp->mss_cache,
+					 p->k.mtu, strack_maxwnd(p, f->t.base_rtt));
 	f->undos++;
 	return cc_cwnd_pkts(tp, cfg, f->t.cwnd);
 }

@@ -277,6 +277,26 @@ static inline u64 smartt_cc_start_bytes(const struct smartt_cc_params *cp,
 }
 
 /**
+ * smartt_cc_undo_bytes() - the core's window after a spurious recovery
+ * @cwnd: the core's window now, bytes
+ * @prior_cwnd: tp->prior_cwnd, segments (saved by TCP on entering recovery
+ *	or loss)
+ * @mss: bytes per segment
+ * @mtu: the core's smallest window, bytes
+ * @maxwnd: the core's bound at the flow's base RTT, bytes
+ *
+ * Return: at least the window before the recovery, within the core's
+ * bounds.
+ */
+static inline u64 smartt_cc_undo_bytes(u64 cwnd, u32 prior_cwnd, u32 mss,
+				       u32 mtu, u64 maxwnd)
+{
+	u64 w = max_t(u64, cwnd, (u64)prior_cwnd * mss);
+
+	return clamp_t(u64, w, mtu, max_t(u64, maxwnd, mtu));
+}
+
+/**
  * smartt_cc_rec_state() - follow TCP's congestion state (set_state())
  * @g: glue state
  * @state: the new state (TCP_CA_*)

@@ -195,8 +195,9 @@ static u32 smartt_tcp_undo_cwnd(struct sock *sk)
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	p = smartt_cc_smartt_params(cfg, &ca->g, &tmp);
-	w = max_t(u64, ca->s.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
-	ca->s.cwnd = clamp_t(u64, w, p->k.mtu, smartt_maxwnd(p, ca->s.base_rtt));
+	ca->s.cwnd = smartt_cc_undo_bytes(ca->s.cwnd, tp->prior_cwnd,
+					  tp->mss_cache, p->k.mtu,
+					  smartt_maxwnd(p, ca->s.base_rtt));
 	ca->s.bytes_ignored = ca->s.bytes_to_ignore;
 	smartt_tcp_trace(sk, SMARTT_CC_EV_UNDO, 0, before, ca, 0, 0, 0);
 	w = smartt_cc_cwnd_pkts(sk, cfg, ca->s.cwnd);

@@ -186,8 +186,9 @@ static u32 strack_tcp_undo_cwnd(struct sock *sk)
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
 	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	w = max_t(u64, ca->s.cwnd, (u64)tp->prior_cwnd * tp->mss_cache);
-	ca->s.cwnd = clamp_t(u64, w, p->k.mtu, strack_maxwnd(p, ca->s.base_rtt));
+	ca->s.cwnd = smartt_cc_undo_bytes(ca->s.cwnd, tp->prior_cwnd,
+					  tp->mss_cache, p->k.mtu,
+					  strack_maxwnd(p, ca->s.base_rtt));
 	strack_tcp_trace(sk, SMARTT_CC_EV_UNDO, 0, before, ca, 0, 0, 0);
 	w = smartt_cc_cwnd_pkts(sk, cfg, ca->s.cwnd);
 	rcu_read_unlock();

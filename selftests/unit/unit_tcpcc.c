@@ -262,6 +262,18 @@ TEST(smartt_cc_strack_loss__once_per_episode)
 	EXPECT_EQ(1000U, st.cwnd);
 }
 
+TEST(smartt_cc_undo_bytes__bounds)
+{
+	/* the window before the recovery comes back */
+	EXPECT_EQ(14480ULL, smartt_cc_undo_bytes(2896, 10, 1448, 1000, 100000));
+	/* a larger core window stays */
+	EXPECT_EQ(50000ULL, smartt_cc_undo_bytes(50000, 10, 1448, 1000, 100000));
+	/* within the core's bound ... */
+	EXPECT_EQ(100000ULL, smartt_cc_undo_bytes(2896, 1000, 1448, 1000, 100000));
+	/* ... and at least its smallest window, even with a bound below it */
+	EXPECT_EQ(1000ULL, smartt_cc_undo_bytes(0, 0, 1448, 1000, 500));
+}
+
 TEST(smartt_cc_pkts__bounds)
 {
 	EXPECT_EQ(2U, smartt_cc_pkts(1, 1448, 2, 1000));
