@@ -13,8 +13,8 @@
 #
 #  1. drop-tail, one flow at a time of cubic, smartt, strack and dctcp:
 #     the port dropped under cubic; retransmitted segments per segment of
-#     smartt and strack at most 2x cubic's (plus one per 1000, for a run
-#     where cubic loses little); goodput of smartt and strack at least
+#     smartt and strack at most 2x cubic's or 1 %, whichever is larger
+#     (cubic's own moves between 0 and 2 % under TCG); goodput at least
 #     0.6x cubic's (the target is 0.8x, printed: TCG's jitter moves the
 #     delay rules by more than the difference from run to run);
 #  2. drop-tail, two strack flows and one cubic flow at once: cubic keeps
@@ -36,7 +36,8 @@
 # time (its default target is below the emulator's jitter); strack runs
 # with its defaults.
 # Knobs: LOSS_RATE (4mbit), LOSS_DELAY (per link, 2ms), LOSS_QLEN (10
-# packets), LOSS_SECS (6, per flow), LOSS_HOLE (2, seconds).
+# packets), LOSS_SECS (4, per flow), LOSS_HOLE (2, seconds), LOSS_HOLE_BYTES
+# (the blackholed flows' size, 2M).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
@@ -49,14 +50,16 @@ modprobe tcp_bbr 2>/dev/null
 RATE=${LOSS_RATE:-4mbit}
 DELAY=${LOSS_DELAY:-2ms}
 QLEN=${LOSS_QLEN:-10}
-SECS=${LOSS_SECS:-6}
+SECS=${LOSS_SECS:-4}
 HOLE=${LOSS_HOLE:-2}
+HOLE_BYTES=${LOSS_HOLE_BYTES:-2M}
 [[ $RATE =~ ^([1-9][0-9]{0,3})mbit$ ]] || skip_all "LOSS_RATE: 1mbit..9999mbit, got '$RATE'"
 rate_mbit=${BASH_REMATCH[1]}
 fast=$((rate_mbit * 2))mbit
 [[ $QLEN =~ ^[1-9][0-9]{0,3}$ ]] || skip_all "LOSS_QLEN: 1..9999 packets, got '$QLEN'"
 [[ $SECS =~ ^[1-9][0-9]?$ ]] || skip_all "LOSS_SECS: 1..99, got '$SECS'"
 [[ $HOLE =~ ^[1-9]$ ]] || skip_all "LOSS_HOLE: 1..9 seconds, got '$HOLE'"
+[[ $HOLE_BYTES =~ ^[1-9][0-9]{0,3}[KM]?$ ]] || skip_all "LOSS_HOLE_BYTES: an iperf3 size (e.g. 2M), got '$HOLE_BYTES'"
 tmp=$__sf_tmp
 exec 3>&1
 t_start=$(date +%s)
@@ -81,11 +84,14 @@ ip netns exec "$h0ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1 \
 echo "# smartt's target queueing delay: $((target_ns / 1000)) us"
 sleep 1
 
-# flow LABEL CC [PORT [SECS [IPERF3-ARGS...]]]: one iperf3 flow; leaves
+# flow LABEL CC [PORT [SECS [IPERF3-ARGS...]]]: one iperf3 flow (SECS 0:
+# the arguments give its length); leaves
 # $tmp/LABEL.json and $tmp/LABEL: "goodput_mbps retransmits segments cc"
 flow() {
-	local label=$1 cc=$2 port=${3:-5201} secs=${4:-$SECS}
-	sf exec h0 -- iperf3 -c "$dst" -p "$port" -t "$secs" -C "$cc" -J "${@:5}" \
+	local label=$1 cc=$2 port=${3:-5201} secs=${4:-$SECS} len
+	len=(-t "$secs")
+	[ "$secs" = 0 ] && len=()	# the arguments give the length (-n)
+	timeout 150 "$SF" exec h0 -- iperf3 -c "$dst" -p "$port" "${len[@]}" -C "$cc" -J "${@:5}" \
 		>"$tmp/$label.json" 2>&1
 	python3 - "$tmp/$label.json" >"$tmp/$label" <<'PY' || return 1
 import json, sys
@@ -112,8 +118,10 @@ done
 read -r mc rc oc _ <"$tmp/tail-cubic" || { mc=1 rc=0 oc=1; }
 for cc in smartt strack; do
 	read -r m r o _ <"$tmp/tail-$cc" || { m=0 r=1 o=1; }
-	check "drop-tail: $cc retransmits per segment ($r/$o) <= 2 x cubic's ($rc/$oc) + 0.001" \
-		py_check "$r / $o <= 2 * $rc / $oc + 0.001"
+	# cubic's own count moves between 0 and 2 % from run to run under
+	# TCG: the bound is twice cubic's or 1 %, whichever is larger
+	check "drop-tail: $cc retransmits per segment ($r/$o) <= max(2 x cubic's ($rc/$oc), 1 %)" \
+		py_check "$r / $o <= max(2 * $rc / $oc, 0.01)"
 	# The target is 0.8; TCG's jitter moves the delay rules by more
 	# than that from run to run (0.67..1.04 measured), so the check is
 	# the floor a broken loss response would fall through.
@@ -182,7 +190,9 @@ flowing() { # flowing SPORT: until that stream of h0 has 64 KB acked (30 s)
 hole() { # hole CC SPORT: a flow with the link dropping everything for HOLE s
 	local cc=$1 pid
 	trace_on || return 1
-	flow "hole-$cc" "$cc" 5201 $((HOLE + 12)) --cport "$2" &
+	# a flow of a fixed size, not length: it lasts through the hole and
+	# its restart whatever iperf3's start-up under TCG takes
+	flow "hole-$cc" "$cc" 5201 0 --cport "$2" -n "$HOLE_BYTES" &
 	pid=$!
 	# iperf3 takes seconds to start under TCG: the hole comes after the
 	# data stream has moved 64 KB and a second more

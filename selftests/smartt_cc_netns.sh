@@ -120,9 +120,11 @@ check "smartt is referenced by the kernel sockets (refcnt $(refcnt) > $ref0)" \
 	test "$(refcnt)" -gt "$ref0"
 
 # Closed, rds_tcp's sockets become orphans that retransmit their FIN on
-# the dead link: one retry, so that they end in seconds, not minutes.
+# the dead link, and its reconnection attempts SYNs: few retries, so that
+# they end in seconds, not minutes.
 for ns in "$A" "$B"; do
-	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_orphan_retries=1
+	ip netns exec "$ns" sysctl -qw net.ipv4.tcp_orphan_retries=1 \
+		net.ipv4.tcp_syn_retries=1 net.ipv4.tcp_retries2=3
 done
 pkill -f "smartt-rds-$$"
 wait 2>/dev/null
