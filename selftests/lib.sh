@@ -113,3 +113,16 @@ wait_output() {
 	done
 	return 1
 }
+
+# module_unload NAME [TRIES]: modprobe -r, retried every 0.5 s (default 40
+# times): a deleted netns drops its sockets' module references
+# asynchronously.
+module_unload() {
+	local i
+	for i in $(seq 1 "${2:-40}"); do
+		modprobe -r "$1" 2>/dev/null
+		[ ! -e "/sys/module/$1" ] && return 0
+		sleep 0.5
+	done
+	return 1
+}

@@ -60,15 +60,7 @@ while True:
 '
 
 refcnt() { cat /sys/module/smartt/refcnt 2>/dev/null || echo 0; }
-unload() { # the namespaces' exits run asynchronously: retry
-	local i
-	for i in $(seq 1 60); do
-		modprobe -r smartt 2>/dev/null
-		[ ! -e /sys/module/smartt ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
+unload() { module_unload smartt 60; }
 A=smartt-nsa-$$
 B=smartt-nsb-$$
 tmp=$(mktemp -d)

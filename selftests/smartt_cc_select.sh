@@ -13,15 +13,7 @@ source "$(dirname "$0")/cc_lib.sh"
 require_root
 require_cmd modprobe ip tc ss python3
 
-unload() { # a deleted netns drops its reference asynchronously: retry
-	local i
-	for i in $(seq 1 40); do
-		modprobe -r smartt 2>/dev/null
-		[ ! -e /sys/module/smartt ] && return 0
-		sleep 0.5
-	done
-	return 1
-}
+unload() { module_unload smartt; }
 loaded() { [ -e /sys/module/smartt ]; }
 
 check "module unloaded at start" unload
