@@ -8,6 +8,9 @@
  * very same code.  The driver calls the cores through a struct replay_core:
  * the C build directly (replay_core_c, below), or with --bpf the cores
  * compiled into BPF and run in the kernel (replay_bpf.c).
+ *
+ * --algo crp drives the CRP reservation core (kernel/algo/crp.c) instead:
+ * its own trace lines (table, request, advance) and rows, in C only.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -24,10 +27,21 @@
 #include "algo/strack.h"
 #include "algo/lb.h"
 #include "algo/units.h"
+#include "algo/crp.h"
 #include "replay_core.h"
 
 #define REPLAY_ALGO_STRACK	SMARTT_PROFILE_COUNT
+#define REPLAY_ALGO_CRP		(SMARTT_PROFILE_COUNT + 1)
 #define REPLAY_MAX_SETS		128
+/* --algo crp: tables a trace may define, and the length of their ids */
+#define REPLAY_CRP_TABLES	64
+#define REPLAY_CRP_ID_MAX	31
+
+/* A reservation table of --algo crp, by the id the trace gave it. */
+struct replay_crp_table {
+	char id[REPLAY_CRP_ID_MAX + 1];
+	struct crp_table t;
+};
 
 struct replay {
 	const struct replay_core *core;	/* replay_core_c unless --bpf */
@@ -48,6 +62,10 @@ struct replay {
 	u32 wtd;
 	u64 i;
 	u64 last_t;
+	struct crp_knobs ck;	/* --algo crp */
+	u64 crp_slot;		/* absolute slot of every table's cell 0 */
+	u32 ncrp;
+	struct replay_crp_table crp[REPLAY_CRP_TABLES];
 	FILE *out;
 	char err[256];
 };
@@ -146,6 +164,19 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 	u64 v;
 	int idx;
 
+	if (r->algo == REPLAY_ALGO_CRP) {
+		idx = crp_knob_find(key);
+		if (idx < 0 || (strcmp(key, "cmax") && strcmp(key, "cells") &&
+				strcmp(key, "eager")))
+			return replay_fail(r, "--set %s: not a knob of crp (cmax, cells, eager)",
+					   key);
+		d = &crp_knob_descs[idx];
+		if (parse_u64(val, &v) || v < d->min || v > d->max)
+			return replay_fail(r, "--set %s=%s: want %s in [%u, %u]",
+					   key, val, d->unit, d->min, d->max);
+		crp_knob_set(&r->ck, idx, (u32)v);
+		return 0;
+	}
 	if (r->algo == REPLAY_ALGO_STRACK) {
 		idx = strack_knob_find(key);
 		if (idx >= 0) {
@@ -236,7 +267,7 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 /**
  * replay_init() - defaults of an algorithm and a selector
  * @r: replayer
- * @algo: "smartt-2024", "smartt", "nscc" or "strack"
+ * @algo: "smartt-2024", "smartt", "nscc", "strack" or "crp"
  * @lb: selector name, or NULL for the algorithm's default
  * @out: where the CSV goes
  *
@@ -252,12 +283,19 @@ int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
 	memset(r, 0, sizeof(*r));
 	r->core = &replay_core_c;
 	r->out = out;
+	if (!strcmp(algo, "crp")) {
+		r->algo = REPLAY_ALGO_CRP;
+		r->ck = crp_defaults;
+		if (lb)
+			return replay_fail(r, "--lb %s: crp has no path selector", lb);
+		return 0;
+	}
 	if (!strcmp(algo, "strack")) {
 		a = REPLAY_ALGO_STRACK;
 	} else {
 		a = smartt_profile_by_name(algo);
 		if (a < 0)
-			return replay_fail(r, "--algo %s: want smartt-2024, smartt, nscc or strack",
+			return replay_fail(r, "--algo %s: want smartt-2024, smartt, nscc, strack or crp",
 					   algo);
 	}
 	r->algo = a;
@@ -299,6 +337,280 @@ int replay_set(struct replay *r, const char *kv)
 	return replay_set_knob(r, key, eq + 1);
 }
 
+/*
+ * replay_fields() - the key=value fields after an event's name
+ * @r: replayer (for the message)
+ * @save: strtok_r() state just after the event's name
+ * @lineno: the line's number
+ * @ev: the event's name
+ * @names: the field names, @n of them
+ * @allowed: a bit per field the event takes
+ * @required: a bit per field it needs
+ * @val: the value of each field given (pointers into the line)
+ * @given: a bit per field given
+ *
+ * Return: 0, or -1 with r->err naming the line.
+ */
+static int replay_fields(struct replay *r, char *save, unsigned long lineno, const char *ev,
+			 const char *const *names, unsigned int n, u32 allowed, u32 required,
+			 char **val, u32 *given)
+{
+	unsigned int i;
+	char *tok;
+
+	*given = 0;
+	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
+		char *eq = strchr(tok, '=');
+
+		if (!eq)
+			return replay_fail(r, "line %lu: '%s' is not key=value", lineno, tok);
+		*eq = 0;
+		for (i = 0; i < n; i++)
+			if (!strcmp(tok, names[i]))
+				break;
+		if (i == n || !(allowed & (1U << i)))
+			return replay_fail(r, "line %lu: '%s' is not a field of %s", lineno, tok, ev);
+		if (*given & (1U << i))
+			return replay_fail(r, "line %lu: %s given twice", lineno, tok);
+		val[i] = eq + 1;
+		*given |= 1U << i;
+	}
+	for (i = 0; i < n; i++)
+		if ((required & ~*given) & (1U << i))
+			return replay_fail(r, "line %lu: %s needs %s=", lineno, ev, names[i]);
+	return 0;
+}
+
+/*
+ * --algo crp.  Trace lines:
+ *   table   id=<name> [cells=<c0,c1,...>]
+ *   request size=<bytes> path=[<name>,...] dest=<name>
+ *   advance slots=<k>
+ * Each request goes through its path's tables in order (each ANDs its
+ * availability into the vector, and reserves eagerly with --set eager=N),
+ * the destination decides, and the grant comes back through the path in
+ * reverse, the whole request within one slot.  After every line, one row
+ * per table, in the order they were defined.
+ */
+enum { CRP_EV_TABLE, CRP_EV_REQUEST, CRP_EV_ADVANCE, CRP_EV_COUNT };
+static const char *const crp_ev_names[CRP_EV_COUNT] = { "table", "request", "advance" };
+
+enum { CRP_F_ID, CRP_F_CELLS, CRP_F_SIZE, CRP_F_PATH, CRP_F_DEST, CRP_F_SLOTS, CRP_F_COUNT };
+static const char *const crp_field_names[CRP_F_COUNT] = {
+	"id", "cells", "size", "path", "dest", "slots",
+};
+
+static const u32 crp_required[CRP_EV_COUNT] = {
+	[CRP_EV_TABLE] = 1 << CRP_F_ID,
+	[CRP_EV_REQUEST] = 1 << CRP_F_SIZE | 1 << CRP_F_PATH | 1 << CRP_F_DEST,
+	[CRP_EV_ADVANCE] = 1 << CRP_F_SLOTS,
+};
+
+static const u32 crp_allowed[CRP_EV_COUNT] = {
+	[CRP_EV_TABLE] = 1 << CRP_F_ID | 1 << CRP_F_CELLS,
+	[CRP_EV_REQUEST] = 1 << CRP_F_SIZE | 1 << CRP_F_PATH | 1 << CRP_F_DEST,
+	[CRP_EV_ADVANCE] = 1 << CRP_F_SLOTS,
+};
+
+static const char *const crp_result_names[] = {
+	[CRP_GRANT] = "grant", [CRP_RETRY] = "retry", [CRP_RETRY_FULL] = "retry_full",
+};
+
+/* Why a value parse_u64() refused is refused. */
+static const char *crp_not_uint(const char *s)
+{
+	return *s == '-' ? "negative (want an unsigned integer)" :
+	       strspn(s, "0123456789") == strlen(s) && *s ? "too large for 64 bits" :
+	       "not an unsigned integer";
+}
+
+static int replay_crp_start(struct replay *r)
+{
+	struct crp_knobs k = r->ck;
+
+	/* N_min and N_max cut messages in the transport: a trace's sizes are
+	 * reservations already, anything two cells can hold
+	 */
+	k.nmin = 1;
+	k.nmax = 2 * k.cmax;
+	if (crp_knobs_validate(&k))
+		return replay_fail(r, "crp knobs rejected (see --help for ranges)");
+	r->ck = k;
+	fprintf(r->out, "i,event,name,slot,timestamp,cells\n");
+	return 0;
+}
+
+static int replay_crp_find(const struct replay *r, const char *id)
+{
+	u32 j;
+
+	for (j = 0; j < r->ncrp; j++)
+		if (!strcmp(r->crp[j].id, id))
+			return (int)j;
+	return -1;
+}
+
+/* The table rows: every table in the order the trace defined them. */
+static void replay_crp_tables(struct replay *r, u64 i)
+{
+	u32 j, c;
+
+	for (j = 0; j < r->ncrp; j++) {
+		fprintf(r->out, "%llu,table,%s,,,", (unsigned long long)i, r->crp[j].id);
+		for (c = 0; c < r->crp[j].t.cells; c++)
+			fprintf(r->out, "%s%u", c ? ";" : "", r->crp[j].t.cell[c]);
+		fputc('\n', r->out);
+	}
+}
+
+static int replay_crp_table(struct replay *r, char *id, char *cells, unsigned long lineno)
+{
+	struct replay_crp_table *e;
+	char *tok, *save = NULL;
+	size_t n = strlen(id);
+	u32 c = 0;
+	u64 v;
+
+	if (!n || n > REPLAY_CRP_ID_MAX || strspn(id, "abcdefghijklmnopqrstuvwxyz"
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n)
+		return replay_fail(r, "line %lu: id=%s: want 1 to %d letters, digits, '_', '.' or '-'",
+				   lineno, id, REPLAY_CRP_ID_MAX);
+	if (replay_crp_find(r, id) >= 0)
+		return replay_fail(r, "line %lu: table %s is defined twice", lineno, id);
+	if (r->ncrp == REPLAY_CRP_TABLES)
+		return replay_fail(r, "line %lu: more than %d tables", lineno, REPLAY_CRP_TABLES);
+	e = &r->crp[r->ncrp];
+	crp_table_init(&e->t, &r->ck, r->crp_slot);
+	if (cells && *cells) {
+		if (cells[strlen(cells) - 1] == ',' || cells[0] == ',' || strstr(cells, ",,"))
+			return replay_fail(r, "line %lu: cells=%s: an empty cell", lineno, cells);
+		for (tok = strtok_r(cells, ",", &save); tok; tok = strtok_r(NULL, ",", &save), c++) {
+			if (parse_u64(tok, &v))
+				return replay_fail(r, "line %lu: cells: '%s' is %s", lineno, tok,
+						   crp_not_uint(tok));
+			if (c >= r->ck.cells)
+				return replay_fail(r, "line %lu: more than %u cells (--set cells=)",
+						   lineno, r->ck.cells);
+			if (v > r->ck.cmax)
+				return replay_fail(r, "line %lu: cell %u holds %llu, more than cmax %u",
+						   lineno, c, (unsigned long long)v, r->ck.cmax);
+			crp_table_set_cell(&e->t, c, (u32)v);
+		}
+	}
+	snprintf(e->id, sizeof(e->id), "%s", id);
+	r->ncrp++;
+	return 0;
+}
+
+/* 32-bit FNV-1a: the flow tag of a path and destination (never 0). */
+static u32 replay_crp_tag(const char *path, const char *dest)
+{
+	const char *s[2] = { path, dest };
+	u32 h = 2166136261U;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		for (; *s[k]; s[k]++)
+			h = (h ^ (u8)*s[k]) * 16777619U;
+		h = (h ^ '>') * 16777619U;
+	}
+	return h ? h : 1;
+}
+
+static int replay_crp_request(struct replay *r, u64 size, char *path, const char *dest,
+			      unsigned long lineno)
+{
+	int hops[REPLAY_CRP_TABLES], nhops = 0, d, h, k;
+	char *tok, *save = NULL, vs[CRP_CELLS_MAX + 1];
+	enum crp_result res;
+	struct crp_grant g;
+	struct crp_table *dt;
+	u32 tag, c;
+	u64 vec;
+
+	if (!size)
+		return replay_fail(r, "line %lu: size=0: nothing to reserve", lineno);
+	if (size > 2ULL * r->ck.cmax)
+		return replay_fail(r, "line %lu: size=%llu: more than two cells hold (2 x cmax = %llu)",
+				   lineno, (unsigned long long)size, 2ULL * r->ck.cmax);
+	d = replay_crp_find(r, dest);
+	if (d < 0)
+		return replay_fail(r, "line %lu: dest=%s: no such table", lineno, dest);
+	if (*path && (path[strlen(path) - 1] == ',' || path[0] == ',' || strstr(path, ",,")))
+		return replay_fail(r, "line %lu: path=%s: an empty table name", lineno, path);
+	tag = replay_crp_tag(path, dest);	/* before the path is cut up */
+	for (tok = strtok_r(path, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		h = replay_crp_find(r, tok);
+		if (h < 0)
+			return replay_fail(r, "line %lu: path: no such table '%s'", lineno, tok);
+		if (h == d)
+			return replay_fail(r, "line %lu: path names the destination %s", lineno, tok);
+		for (k = 0; k < nhops; k++)
+			if (hops[k] == h)
+				return replay_fail(r, "line %lu: path names %s twice", lineno, tok);
+		hops[nhops++] = h;	/* distinct tables: at most REPLAY_CRP_TABLES */
+	}
+
+	vec = crp_vec_full(r->ck.cells);
+	for (k = 0; k < nhops; k++)
+		crp_channel_request(&r->crp[hops[k]].t, (u32)size, tag, r->ck.eager, &vec);
+	dt = &r->crp[d].t;
+	res = crp_dest_decide(dt, (u32)size, &vec, &g);
+	for (k = nhops - 1; k >= 0 && res == CRP_GRANT; k--)
+		if (!crp_channel_grant(&r->crp[hops[k]].t, tag, &g))
+			res = CRP_RETRY;
+	for (c = 0; c < r->ck.cells; c++)
+		vs[c] = vec & (1ULL << c) ? 'T' : 'F';
+	vs[c] = 0;
+	fprintf(r->out, "%llu,request,%s,", (unsigned long long)r->i, crp_result_names[res]);
+	if (res == CRP_GRANT)
+		fprintf(r->out, "%llu,%llu", (unsigned long long)(g.slot - dt->base),
+			(unsigned long long)crp_grant_offset(dt, &g));
+	else
+		fputc(',', r->out);
+	fprintf(r->out, ",%s\n", vs);
+	return 0;
+}
+
+static int replay_crp_line(struct replay *r, const char *ev_name, char *save,
+			   unsigned long lineno)
+{
+	char *f[CRP_F_COUNT] = { NULL };
+	u32 given;
+	u64 v = 0;
+	int ev, i, err = 0;
+
+	for (ev = 0; ev < CRP_EV_COUNT; ev++)
+		if (!strcmp(ev_name, crp_ev_names[ev]))
+			break;
+	if (ev == CRP_EV_COUNT)
+		return replay_fail(r, "line %lu: unknown event '%s' (crp: table, request, advance)",
+				   lineno, ev_name);
+	if (replay_fields(r, save, lineno, crp_ev_names[ev], crp_field_names, CRP_F_COUNT,
+			  crp_allowed[ev], crp_required[ev], f, &given))
+		return -1;
+	i = ev == CRP_EV_REQUEST ? CRP_F_SIZE : CRP_F_SLOTS;
+	if (ev != CRP_EV_TABLE && parse_u64(f[i], &v))
+		return replay_fail(r, "line %lu: %s=%s is %s", lineno, crp_field_names[i],
+				   f[i], crp_not_uint(f[i]));
+	if (ev == CRP_EV_TABLE) {
+		err = replay_crp_table(r, f[CRP_F_ID], f[CRP_F_CELLS], lineno);
+	} else if (ev == CRP_EV_REQUEST) {
+		err = replay_crp_request(r, v, f[CRP_F_PATH], f[CRP_F_DEST], lineno);
+	} else {
+		if (r->crp_slot > U64_MAX - v)
+			return replay_fail(r, "line %lu: slots=%llu: time beyond 2^64 slots",
+					   lineno, (unsigned long long)v);
+		r->crp_slot += v;
+		for (i = 0; i < (int)r->ncrp; i++)
+			crp_table_shift(&r->crp[i].t, v);
+	}
+	if (err)
+		return err;
+	replay_crp_tables(r, r->i++);
+	return 0;
+}
+
 static void replay_header(struct replay *r)
 {
 	if (r->algo == REPLAY_ALGO_STRACK)
@@ -318,6 +630,8 @@ int replay_start(struct replay *r)
 {
 	u64 maxwnd, mtu, bdp;
 
+	if (r->algo == REPLAY_ALGO_CRP)
+		return replay_crp_start(r);
 	if (r->algo == REPLAY_ALGO_STRACK) {
 		if (r->core->strack_params_init(&r->tp, &r->tk))
 			return replay_fail(r, "strack knobs rejected (see --help for ranges)");
@@ -424,7 +738,7 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 {
 	u64 f[F_COUNT] = { 0 };
 	u32 given = 0, rules = 0, ev_out = 0;
-	char *tok, *save = NULL, *hash;
+	char *tok, *save = NULL, *hash, *val[F_COUNT] = { NULL };
 	bool have_ev_out = false;
 	u64 cwnd;
 	int ev, i;
@@ -435,37 +749,20 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 	tok = strtok_r(line, " \t\r\n", &save);
 	if (!tok)
 		return 0;
+	if (r->algo == REPLAY_ALGO_CRP)
+		return replay_crp_line(r, tok, save, lineno);
 	for (ev = 0; ev < EV_COUNT; ev++)
 		if (!strcmp(tok, ev_names[ev]))
 			break;
 	if (ev == EV_COUNT)
 		return replay_fail(r, "line %lu: unknown event '%s'", lineno, tok);
-	while ((tok = strtok_r(NULL, " \t\r\n", &save))) {
-		char *eq = strchr(tok, '=');
-
-		if (!eq)
-			return replay_fail(r, "line %lu: '%s' is not key=value", lineno, tok);
-		*eq = 0;
-		for (i = 0; i < F_COUNT; i++)
-			if (!strcmp(tok, field_names[i]))
-				break;
-		if (i == F_COUNT || !(ev_allowed[ev] & (1U << i)))
-			return replay_fail(r, "line %lu: '%s' is not a field of %s",
-					   lineno, tok, ev_names[ev]);
-		if (given & (1U << i))
-			return replay_fail(r, "line %lu: %s given twice", lineno, tok);
-		if (parse_u64(eq + 1, &f[i]))
+	if (replay_fields(r, save, lineno, ev_names[ev], field_names, F_COUNT, ev_allowed[ev],
+			  ev_required[ev], val, &given))
+		return -1;
+	for (i = 0; i < F_COUNT; i++)
+		if ((given & (1U << i)) && parse_u64(val[i], &f[i]))
 			return replay_fail(r, "line %lu: %s=%s is not an unsigned integer",
-					   lineno, tok, eq + 1);
-		given |= 1U << i;
-	}
-	if ((given & ev_required[ev]) != ev_required[ev]) {
-		for (i = 0; i < F_COUNT; i++)
-			if ((ev_required[ev] & ~given) & (1U << i))
-				break;
-		return replay_fail(r, "line %lu: %s needs %s=", lineno, ev_names[ev],
-				   field_names[i]);
-	}
+					   lineno, field_names[i], val[i]);
 	if (f[F_T] < r->last_t)
 		return replay_fail(r, "line %lu: t=%llu goes back in time (last %llu)",
 				   lineno, (unsigned long long)f[F_T],
@@ -583,6 +880,7 @@ static void replay_usage(FILE *o)
 		"usage: smartt-replay --algo {smartt-2024|smartt|nscc|strack}\n"
 		"                     [--lb {reps|reps-single|strack-bitmap|oblivious|ecmp}]\n"
 		"                     [--set KEY=VALUE]... [--plot FILE.png] [--bpf] [TRACE|-]\n"
+		"       smartt-replay --algo crp [--set {cmax|cells|eager}=N]... [TRACE|-]\n"
 		"       smartt-replay --help [--algo ALGO]   (knobs and their defaults)\n"
 		"       smartt-replay --version\n");
 }
@@ -593,8 +891,23 @@ static void help(const char *algo)
 	int a = algo ? smartt_profile_by_name(algo) : SMARTT_PROFILE_SMARTT;
 
 	replay_usage(stdout);
+	if (algo && !strcmp(algo, "crp")) {
+		printf("\ncrp trace lines (sizes and cells in bytes; cells not given are full):\n"
+		       "  table   id=<name> [cells=<c0,c1,...>]\n"
+		       "  request size=<bytes> path=[<name>,...] dest=<name>\n"
+		       "  advance slots=<k>\n"
+		       "\ncrp knobs (defaults; the replayer uses cmax, cells and eager):\n");
+		for (i = 0; i < crp_knob_count; i++)
+			print_knob(crp_knob_descs[i].name, crp_knob_get(&crp_defaults, i),
+				   crp_knob_descs[i].frac, crp_knob_descs[i].unit);
+		printf("\nrows: i,request,<grant|retry|retry_full>,<slot>,<timestamp>,<vector>\n"
+		       "      i,table,<id>,,,<c0;c1;...>   (every table, after every line)\n"
+		       "\nexit status: 0 ok, 1 a bad trace line or an I/O error, 2 bad options or knobs\n");
+		return;
+	}
 	printf("\noptions:\n"
-	       "  -a, --algo ALGO     the core: smartt-2024, smartt, nscc or strack (required)\n"
+	       "  -a, --algo ALGO     the core: smartt-2024, smartt, nscc, strack, or crp\n"
+	       "                      (reservation tables; its own trace lines) (required)\n"
 	       "  -l, --lb LB         path selector (default: reps-single for smartt-2024,\n"
 	       "                      strack-bitmap for strack, reps otherwise)\n"
 	       "  -s, --set KEY=VAL   a knob or initial state (below); repeatable\n"
@@ -790,7 +1103,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!algo)
-		return usage_error("--algo is required: smartt-2024, smartt, nscc or strack (see --help)");
+		return usage_error("--algo is required: smartt-2024, smartt, nscc, strack or crp (see --help)");
+	if (!strcmp(algo, "crp") && use_bpf)
+		return usage_error("--bpf: --algo crp runs in C only");
+	if (!strcmp(algo, "crp") && plot_path)
+		return usage_error("--plot: --algo crp has nothing to plot");
 	if (plot_path && !*plot_path)
 		return usage_error("--plot needs a file name, e.g. --plot cwnd.png");
 	if (plot_path) {
