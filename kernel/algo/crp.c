@@ -118,9 +118,14 @@ int crp_table_init(struct crp_table *t, const struct crp_knobs *k, u64 base)
 }
 
 /*
- * Cells in use.  Every index is also checked against %CRP_CELLS_MAX, so
- * that the BPF verifier sees each access bounded whatever @t holds.
+ * Cell @i of @t.  Callers check @i against the cells in use; the mask (a
+ * no-op then: %CRP_CELLS_MAX is a power of two) shows the BPF verifier a
+ * bounded access whatever the compiler makes of that check.
  */
+#define CRP_CELL(t, i)	((t)->cell[(i) & (CRP_CELLS_MAX - 1)])
+static_assert(!(CRP_CELLS_MAX & (CRP_CELLS_MAX - 1)), "CRP_CELLS_MAX is a power of two");
+
+/* Cells in use, whatever @t holds. */
 static u32 crp_ncells(const struct crp_table *t)
 {
 	return min_t(u32, t->cells, CRP_CELLS_MAX);
@@ -137,16 +142,16 @@ static u32 crp_ncells(const struct crp_table *t)
  */
 int crp_table_set_cell(struct crp_table *t, u32 i, u32 bytes)
 {
-	if (i >= crp_ncells(t) || i >= CRP_CELLS_MAX || bytes > t->cmax)
+	if (i >= crp_ncells(t) || bytes > t->cmax)
 		return SMARTT_EINVAL;
-	t->cell[i] = bytes;
+	CRP_CELL(t, i) = bytes;
 	return 0;
 }
 
 /* Free capacity of cell @i + 1: none beyond the table's look-ahead. */
 static u32 crp_next(const struct crp_table *t, u32 i)
 {
-	return i + 1 < crp_ncells(t) && i + 1 < CRP_CELLS_MAX ? t->cell[i + 1] : 0;
+	return i + 1 < crp_ncells(t) ? CRP_CELL(t, i + 1) : 0;
 }
 
 /**
@@ -160,9 +165,9 @@ static u32 crp_next(const struct crp_table *t, u32 i)
  */
 bool crp_table_avail(const struct crp_table *t, u32 i, u32 size)
 {
-	if (i >= crp_ncells(t) || i >= CRP_CELLS_MAX || !size || !t->cell[i])
+	if (i >= crp_ncells(t) || !size || !CRP_CELL(t, i))
 		return false;
-	return (u64)t->cell[i] + crp_next(t, i) >= size;
+	return (u64)CRP_CELL(t, i) + crp_next(t, i) >= size;
 }
 
 /**
@@ -225,8 +230,8 @@ static void crp_eager_release(struct crp_table *t, struct crp_eager *e)
 		if (s < t->base)
 			continue;
 		i = s - t->base;
-		if (i < crp_ncells(t) && i < CRP_CELLS_MAX)
-			t->cell[i] = min_t(u32, t->cmax, t->cell[i] + e->take[j]);
+		if (i < crp_ncells(t))
+			CRP_CELL(t, i) = min_t(u32, t->cmax, CRP_CELL(t, i) + e->take[j]);
 	}
 	*e = (struct crp_eager){ 0 };
 }
@@ -252,15 +257,11 @@ static void crp_eager_settle(struct crp_table *t, u32 tag, struct crp_eager *kee
  */
 static u32 crp_take(struct crp_table *t, u32 i, u32 size, u32 take[2])
 {
-	take[0] = 0;
-	take[1] = 0;
-	if (i >= CRP_CELLS_MAX)
-		return 0;
-	take[0] = min_t(u32, t->cell[i], size);
+	take[0] = min_t(u32, CRP_CELL(t, i), size);
 	take[1] = size - take[0];
-	t->cell[i] -= take[0];
-	if (take[1] && i + 1 < CRP_CELLS_MAX)
-		t->cell[i + 1] -= take[1];
+	CRP_CELL(t, i) -= take[0];
+	if (take[1] && i + 1 < crp_ncells(t))
+		CRP_CELL(t, i + 1) -= take[1];
 	return take[0];
 }
 
@@ -280,8 +281,7 @@ void crp_table_shift(struct crp_table *t, u64 slots)
 	if (!slots)
 		return;
 	for (i = 0; i < CRP_CELLS_MAX && i < t->cells; i++)
-		t->cell[i] = slots < crp_ncells(t) - i ? t->cell[(i + slots) % CRP_CELLS_MAX] :
-			     t->cmax;
+		t->cell[i] = slots < crp_ncells(t) - i ? CRP_CELL(t, i + slots) : t->cmax;
 	t->base += slots;
 	for (j = 0; j < CRP_EAGER_MAX; j++)
 		if (t->eager[j].tag && t->eager[j].slot < t->base)
@@ -303,8 +303,8 @@ u32 crp_table_consume(struct crp_table *t, u32 bytes)
 	u32 i, d;
 
 	for (i = 0; i < CRP_CELLS_MAX && i < t->cells && bytes; i++) {
-		d = min_t(u32, t->cell[i], bytes);
-		t->cell[i] -= d;
+		d = min_t(u32, CRP_CELL(t, i), bytes);
+		CRP_CELL(t, i) -= d;
 		bytes -= d;
 	}
 	return bytes;
@@ -417,7 +417,7 @@ bool crp_channel_grant(struct crp_table *t, u32 tag, const struct crp_grant *g)
 	if (g->slot < t->base || g->slot - t->base >= crp_ncells(t))
 		return false;
 	i = (u32)(g->slot - t->base);
-	if (i >= CRP_CELLS_MAX || (u64)t->cell[i] + crp_next(t, i) < g->size)
+	if ((u64)CRP_CELL(t, i) + crp_next(t, i) < g->size)
 		return false;
 	crp_take(t, i, g->size, take);
 	return true;
