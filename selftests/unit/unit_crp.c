@@ -7,6 +7,7 @@
 #include "kselftest_harness.h"
 
 #include "algo/crp.h"
+#include "../../kernel/tests/vectors_crp.h"
 
 /* The figures' tables: five cells of 512. */
 static void fig_table_(struct __test_metadata *_metadata, struct crp_table *t,
@@ -41,6 +42,19 @@ static void expect_cells(struct __test_metadata *_metadata, const struct crp_tab
 
 static const u32 fig4[] = { 512, 10, 100, 0, 10 };
 static const u32 fig5[] = { 30, 40, 100, 512, 100 };
+
+/* The vectors the KUnit suite runs too (kernel/tests/vectors_crp.h). */
+TEST(crp_vec_run__shared_vectors)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(crp_vectors); i++) {
+		const struct crp_vec *v = &crp_vectors[i];
+		int r = crp_vec_run(v);
+
+		EXPECT_EQ(0, r) TH_LOG("vector %u: %s", i, v->name ? v->name : "?");
+	}
+}
 
 TEST(crp_channel_request__fig4)
 {
