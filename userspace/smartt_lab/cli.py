@@ -6,10 +6,12 @@ import os
 import platform
 import shlex
 import signal
+import subprocess
 import sys
 import time
 
 from . import analysis, config, report
+from . import guest as guest_mod
 from .host import HostLab, LabError, algo_label, kernel_series, parse_algo, TOP
 
 PROG = "smartt-lab"
@@ -56,6 +58,8 @@ def build_parser():
                    "version")
     r.add_argument("--cases", metavar="C,D,...", help="only these cases")
     r.add_argument("--out", metavar="DIR", required=True, help="output directory")
+    # inside the guest: the staged module's directory (set by the host)
+    r.add_argument("--guest-moddir", metavar="DIR", help=argparse.SUPPRESS)
     p = sub.add_parser("plot", help="redraw the PNGs and report.html of a run directory")
     p.add_argument("--out", metavar="DIR", required=True)
     lst = sub.add_parser("list", help="the experiments")
@@ -82,23 +86,44 @@ def cmd_list(as_json):
 
 
 class Progress:
-    def __init__(self, total):
-        self.total, self.done, self.t0 = total, 0, time.time()
-        self.tty = sys.stderr.isatty()
+    """[done/total elapsed ETA] what, on one line of a terminal (one line
+    each otherwise).  marker: machine-readable lines instead (the guest's,
+    which the host turns into its own)."""
 
-    def show(self, what):
+    def __init__(self, total, marker=None):
+        self.total, self.done, self.t0 = total, 0, time.time()
+        self.tty = sys.stderr.isatty() and not marker
+        self.marker = marker
+        self.shown = False
+
+    def show(self, what, last=False):
+        if self.marker:
+            sys.stderr.write("%s %d %d %s\n" % (self.marker, self.done, self.total, what))
+            sys.stderr.flush()
+            return
+        if last:
+            return
         el = time.time() - self.t0
         eta = "" if not self.done else " ETA %s" % hms(el / self.done * (self.total - self.done))
-        line = "[%d/%d %s%s] %s" % (self.done + 1, self.total, hms(el), eta, what)
+        line = "[%d/%d %s%s] %s" % (min(self.done + 1, self.total), self.total, hms(el), eta,
+                                    what)
         if self.tty:
             sys.stderr.write("\r\033[K" + line)
+            self.shown = True
         else:
             sys.stderr.write(line + "\n")
         sys.stderr.flush()
 
+    def clear(self):
+        """Before another message: the progress line is redrawn by the next show()."""
+        if self.tty and self.shown:
+            sys.stderr.write("\r\033[K")
+            self.shown = False
+
     def end(self):
-        if self.tty:
+        if self.tty and self.shown:
             sys.stderr.write("\n")
+            self.shown = False
 
 
 def hms(s):
@@ -121,17 +146,36 @@ def machine():
             "smartt": read_version(), "host": platform.node()}
 
 
+def summary_lines(rec, where, mode, kernel):
+    """The summary.csv rows of one run."""
+    return ["%s,%s,%s,%s,%s,%d,%s,%s,%s\n"
+            % (rec["experiment"], where, mode, kernel, rec["algo"], rec["seed"], k,
+               ("%.6g" % v) if isinstance(v, float) else v, rec["case"])
+            for k, v in rec["metrics"].items()]
+
+
+def run_dir(case, label, seed):
+    return "runs/%s-%s-s%d" % (case, label.replace(":", "-"), seed)
+
+
+def write_json(path, obj, **kw):
+    """Whole or not at all: a guest stopped halfway leaves no truncated file."""
+    with open(path + ".tmp", "w") as f:
+        json.dump(obj, f, **kw)
+    os.replace(path + ".tmp", path)
+
+
 def cmd_run(a, argv):
+    guest = a.where == "guest"
     try:
         path = config.find(a.experiment)
-        exp = config.load(path, a.quick)
+        exp = config.load(path, a.quick, guest=guest)
     except config.ConfigError as e:
         raise UsageError(str(e))
-    if a.where == "guest":
-        raise LabError("--where guest: the lab does not run experiments in guests yet; "
-                       "scripts/vm-run.sh (SMARTT_VM_TIMEWARP=1) runs commands in one")
-    if a.timewarp:
+    if a.timewarp and not guest:
         raise UsageError("--timewarp: only with --where guest")
+    if a.guest_moddir and not guest:
+        raise UsageError("--guest-moddir: only with --where guest")
     algos = a.algos.split(",") if a.algos else exp["algos"].get(a.where) or []
     if not algos:
         raise UsageError("experiment %s has no algorithms for --where %s" % (exp["name"], a.where))
@@ -151,12 +195,9 @@ def cmd_run(a, argv):
             raise UsageError("--cases: unknown %s: want some of %s"
                              % (",".join(bad), ",".join(exp["cases"])))
         exp["case_names"] = cases
-    out = a.out
+    out = os.path.abspath(a.out)
     os.makedirs(os.path.join(out, "runs"), exist_ok=True)
     plan = [(c, al, s) for c in cases for al in algos for s in range(1, seeds + 1)]
-    sum_path = os.path.join(out, "summary.csv")
-    with open(sum_path, "w") as f:
-        f.write(",".join(report.COLUMNS) + "\n")
     meta = {"experiment": exp["name"], "title": exp.get("title", ""),
             "papers": exp.get("papers", ""),
             "command": " ".join(shlex.quote(x) for x in ["userspace/smartt-lab"] + argv),
@@ -164,9 +205,21 @@ def cmd_run(a, argv):
             "cases": cases, "algos": algos, "seeds": seeds, "experiment_file": path,
             "errors": [], "interrupted": False}
     log = lambda msg: print("%s: %s" % (PROG, msg), file=sys.stderr)
-    lab = HostLab(exp, algos, out, log)
+    if guest and not a.guest_moddir:
+        return run_guest(a, argv, exp, plan, out, meta, log)
+    in_guest = bool(a.guest_moddir)
+    if in_guest:
+        mode = "timewarp" if a.timewarp else "tcg"
+        lab = guest_mod.GuestLab(exp, algos, out, log, a.guest_moddir, mode)
+        meta["mode"] = mode
+    else:
+        lab = HostLab(exp, algos, out, log)
+    sum_path = os.path.join(out, "summary.csv")
+    if not in_guest:
+        with open(sum_path, "w") as f:
+            f.write(",".join(report.COLUMNS) + "\n")
     runs = []
-    prog = Progress(len(plan))
+    prog = Progress(len(plan), marker=guest_mod.PROGRESS if in_guest else None)
     interrupted = False
     old = signal.signal(signal.SIGTERM, lambda *x: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
@@ -185,7 +238,7 @@ def cmd_run(a, argv):
             if name in lab.unavailable:
                 prog.done += 1
                 continue
-            rd = "runs/%s-%s-s%d" % (case, label.replace(":", "-"), seed)
+            rd = run_dir(case, label, seed)
             rdir = os.path.join(out, rd)
             os.makedirs(rdir, exist_ok=True)
             try:
@@ -204,15 +257,13 @@ def cmd_run(a, argv):
                    "queue_port": an["series"].get("queue_top"),
                    "queue_top": an["series"]["queue"].get(an["series"].get("queue_top"), []),
                    "series": an["series"]}
-            with open(os.path.join(rdir, "result.json"), "w") as f:
-                json.dump(rec, f)
-            with open(sum_path, "a") as f:
-                for k, v in an["metrics"].items():
-                    f.write("%s,%s,%s,%s,%s,%d,%s,%s,%s\n"
-                            % (exp["name"], a.where, lab.mode, kernel_series(), label, seed, k,
-                               ("%.6g" % v) if isinstance(v, float) else v, case))
+            write_json(os.path.join(rdir, "result.json"), rec)
+            if not in_guest:
+                with open(sum_path, "a") as f:
+                    f.writelines(summary_lines(rec, a.where, lab.mode, kernel_series()))
             runs.append(rec)
             prog.done += 1
+        prog.show("done", last=True)
     except KeyboardInterrupt:
         interrupted = True
         meta["interrupted"] = True
@@ -227,12 +278,18 @@ def cmd_run(a, argv):
                 log("cleanup: %s" % e)
         except KeyboardInterrupt:
             pass
-        with open(os.path.join(out, "meta.json"), "w") as f:
-            json.dump(meta, f, indent=1)
+        write_json(os.path.join(out, "guest.json" if in_guest else "meta.json"), meta, indent=1)
+    if in_guest:
+        # the host writes summary.csv, the plots and the report
+        return 130 if interrupted else (1 if meta["errors"] and not runs else 0)
     finish(out, meta, runs)
-    rows = report.read_summary(sum_path)
-    print("%s %s (%s, %s, %s): %d runs; %s" % (PROG, exp["name"], a.where, lab.mode,
-                                              platform.release(), len(runs),
+    return print_result(out, meta, runs, platform.release(), interrupted)
+
+
+def print_result(out, meta, runs, release, interrupted):
+    rows = report.read_summary(os.path.join(out, "summary.csv"))
+    print("%s %s (%s, %s, %s): %d runs; %s" % (PROG, meta["experiment"], meta["where"],
+                                              meta["mode"], release, len(runs),
                                               os.path.join(out, "report.html")))
     print(report.table(rows))
     for line in report.ranking(rows):
@@ -242,10 +299,117 @@ def cmd_run(a, argv):
     return 1 if meta["errors"] and not runs else 0
 
 
+def run_guest(a, argv, exp, plan, out, meta, log):
+    """--where guest, on the host: boot the guest, follow its progress, then
+    summary.csv, the plots and the report from the runs it completed."""
+    runner = guest_mod.GuestRunner(a.kernel, out, a.timewarp, log)
+    meta["mode"] = "timewarp" if a.timewarp else "tcg"
+    meta["kernel"] = a.kernel
+    # this invocation's runs only: no result.json of an earlier one counts
+    for case, algo, seed in plan:
+        for fn in ("result.json", "result.json.tmp"):
+            p = os.path.join(out, run_dir(case, algo_label(*parse_algo(algo, "guest")), seed), fn)
+            if os.path.exists(p):
+                os.unlink(p)
+    for fn in ("guest.json", "meta.json"):
+        if os.path.exists(os.path.join(out, fn)):
+            os.unlink(os.path.join(out, fn))
+    prog = Progress(len(plan))
+    interrupted, rc, started = False, None, False
+    old = signal.signal(signal.SIGTERM, lambda *x: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        prog.show("staging smartt.ko for %s" % a.kernel)
+        rel = runner.prepare()
+        timeout = guest_mod.guest_timeout(exp, len(plan), a.timewarp)
+        meta["guest"] = {"release": rel, "mode": meta["mode"], "timeout_s": timeout,
+                         "vcpus": int(os.environ.get("SMARTT_LAB_VM_CPUS", guest_mod.VM_CPUS)),
+                         "memory": os.environ.get("SMARTT_LAB_VM_MEM", guest_mod.VM_MEM),
+                         "qemu": qemu_version()}
+        runner.start(guest_mod.guest_argv(argv, out), timeout)
+        meta["guest"]["command"] = " ".join(shlex.quote(x) for x in runner.argv)
+        prog.show("booting %s (%s)" % (rel, meta["mode"]))
+        for line in runner.lines():
+            p = guest_mod.parse_progress(line)
+            if p:
+                if not started:
+                    # the ETA counts from the first run, not from the boot
+                    started, prog.t0 = True, time.time()
+                prog.done = p[0]
+                if p[0] < len(plan):
+                    prog.show(p[2])
+            elif line.startswith(PROG + ":") or line.startswith("vm-run:"):
+                prog.clear()
+                sys.stderr.write(line if line.endswith("\n") else line + "\n")
+        rc = runner.wait()
+        meta["mode"] = runner.mode()
+    except KeyboardInterrupt:
+        interrupted = True
+        meta["interrupted"] = True
+        prog.end()
+        log("interrupted: stopping the guest")
+    finally:
+        prog.end()
+        runner.stop()
+        signal.signal(signal.SIGTERM, old)
+    try:
+        with open(os.path.join(out, "guest.json")) as f:
+            g = json.load(f)
+    except (OSError, ValueError):
+        g = {}
+    meta["errors"] += g.get("errors", [])
+    if g.get("fabric"):
+        meta["fabric"] = g["fabric"]
+        meta["guest"]["backend"] = g["machine"].get("backend")
+        meta["guest"]["machine"] = g["machine"]
+        meta["guest"]["module"] = g["fabric"].get("module")
+    if g.get("interrupted"):
+        meta["interrupted"] = interrupted = True
+    if rc == 124:
+        meta["errors"].append("the guest timed out (vm-run -t %s)" % meta["guest"]["timeout_s"])
+    elif rc and not g:
+        meta["errors"].append("the guest exited %d before it ran the experiment; its console: "
+                              "%s" % (rc, os.path.join(out, "guest-console.log")))
+        for line in runner.console[-5:]:
+            log("guest: %s" % line)
+    runs = collect_guest_runs(out, plan, meta["mode"], a.kernel)
+    if len(runs) < len(plan):
+        log("%d of %d runs completed" % (len(runs), len(plan)))
+    write_json(os.path.join(out, "meta.json"), meta, indent=1)
+    finish(out, meta, runs)
+    return print_result(out, meta, runs, meta.get("guest", {}).get("release", a.kernel),
+                        interrupted)
+
+
+def collect_guest_runs(out, plan, mode, kernel):
+    """summary.csv from the plan's runs whose result.json is complete (a
+    guest stopped mid-run leaves that run out); their records."""
+    runs = []
+    with open(os.path.join(out, "summary.csv"), "w") as f:
+        f.write(",".join(report.COLUMNS) + "\n")
+        for case, algo, seed in plan:
+            rec = guest_mod.load_result(os.path.join(
+                out, run_dir(case, algo_label(*parse_algo(algo, "guest")), seed)))
+            if rec is None:
+                continue
+            rec["mode"] = mode
+            f.writelines(summary_lines(rec, "guest", mode, kernel))
+            runs.append(rec)
+    return runs
+
+
+def qemu_version():
+    try:
+        r = subprocess.run(["qemu-system-x86_64", "--version"], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True, timeout=30)
+        return r.stdout.splitlines()[0].strip()
+    except (OSError, IndexError, subprocess.SubprocessError):
+        return "unknown"
+
+
 def finish(out, meta, runs):
     """PNGs and report.html from what is there."""
     rows = report.read_summary(os.path.join(out, "summary.csv"))
-    exp = config.load(meta["experiment_file"], meta.get("quick"))
+    exp = config.load(meta["experiment_file"], meta.get("quick"), meta.get("where") == "guest")
     for r in runs:
         r["pngs"] = report.plot_run(os.path.join(out, r["dir"]), "%s %s %s s%d" % (
             r["experiment"], r["case"], r["algo"], r["seed"]), r["series"], exp)

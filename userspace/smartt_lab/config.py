@@ -109,8 +109,9 @@ def find(name, d=EXP_DIR):
     return path
 
 
-def load(path, quick=False):
-    """Read, resolve --quick and validate an experiment file."""
+def load(path, quick=False, guest=False):
+    """Read, resolve --quick (and the guest sizes with guest) and validate an
+    experiment file."""
     try:
         with open(path) as f:
             exp = json.load(f)
@@ -118,10 +119,13 @@ def load(path, quick=False):
         raise ConfigError("%s: not valid JSON: %s" % (path, e))
     except OSError as e:
         raise ConfigError("%s: cannot read it: %s" % (path, e.strerror))
-    return resolve(exp, quick, path)
+    return resolve(exp, quick, path, guest)
 
 
-def resolve(exp, quick=False, where="experiment"):
+def resolve(exp, quick=False, where="experiment", guest=False):
+    """guest: apply the file's "guest" overrides (the sizes a QEMU guest
+    runs at: slower links, fewer hosts), then their own "quick"; the case
+    list is the first of guest.quick.cases, guest.cases, quick.cases."""
     if not isinstance(exp, dict):
         raise ConfigError("%s: want a JSON object" % where)
     for k in exp:
@@ -131,8 +135,17 @@ def resolve(exp, quick=False, where="experiment"):
         if k not in exp:
             raise ConfigError("%s: missing %r" % (where, k))
     q = exp.get("quick", {})
+    g = exp.get("guest") or {}
+    if not isinstance(g, dict) or "guest" in g or "quick" in g.get("quick", {}):
+        raise ConfigError("%s: guest: want an object of overrides (and its own \"quick\")"
+                          % where)
+    gq = g.get("quick", {})
     if quick and q:
         exp = merge(exp, {k: v for k, v in q.items() if k != "cases"})
+    if guest and g:
+        exp = merge(exp, {k: v for k, v in g.items() if k not in ("cases", "quick")})
+        if quick and gq:
+            exp = merge(exp, {k: v for k, v in gq.items() if k != "cases"})
     exp = dict(exp)
     exp["run"] = merge(RUN_DEFAULTS, exp.get("run", {}))
     for k in exp["run"]:
@@ -170,11 +183,14 @@ def resolve(exp, quick=False, where="experiment"):
     if not isinstance(cases, dict):
         raise ConfigError("%s: traffic: cases must be an object" % where)
     names = list(cases)
-    if quick and q.get("cases"):
-        bad = [c for c in q["cases"] if c not in cases]
-        if bad:
-            raise ConfigError("%s: quick: unknown cases %s" % (where, ", ".join(bad)))
-        names = list(q["cases"])
+    for on, what, sel in ((guest and quick, "guest: quick", gq.get("cases")),
+                          (guest, "guest", g.get("cases")), (quick, "quick", q.get("cases"))):
+        if on and sel:
+            bad = [c for c in sel if c not in cases]
+            if bad:
+                raise ConfigError("%s: %s: unknown cases %s" % (where, what, ", ".join(bad)))
+            names = list(sel)
+            break
     exp["case_names"] = names
     exp["cases"] = cases
     for c in names:

@@ -70,6 +70,9 @@ def parse_algo(spec, where):
     name, _, profile = spec.partition(":")
     if where == "host":
         name = HOST_ALIASES.get(name, name)
+    elif name in BPF_CCS:
+        raise config.ConfigError("algorithm %r: the BPF build is the host's; guests run the "
+                                 "module's (%s)" % (spec, name[4:]))
     if profile and profile not in PROFILES:
         raise config.ConfigError("algorithm %r: profile %r: want one of %s"
                                  % (spec, profile, ", ".join(PROFILES)))
@@ -138,6 +141,7 @@ class HostLab:
     """One experiment on this kernel ('native' mode on the host)."""
 
     mode = "native"
+    where = "host"
 
     def __init__(self, exp, algos, out, log):
         self.exp, self.out, self.log = exp, out, log
@@ -180,15 +184,26 @@ class HostLab:
                       for h, v in self.state["hosts"].items()}
         self.ports = {p["port"]: p for p in self.state["ports"]}
         self.ifname = {p["ifindex"]: p["port"] for p in self.state["ports"]}
-        need = sorted({parse_algo(a, "host")[0] for a in self.algos} & set(BPF_CCS))
-        if need:
-            for n, why in self.cc.prepare(need):
-                self.unavailable[n] = why
+        for n, why in self.prepare_ccs({parse_algo(a, self.where)[0] for a in self.algos}):
+            self.unavailable[n] = why
         avail = open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split()
         for a in self.algos:
-            n = parse_algo(a, "host")[0]
+            n = parse_algo(a, self.where)[0]
             if n not in avail and n not in self.unavailable:
                 self.unavailable[n] = "not available on this kernel"
+
+    def prepare_ccs(self, names):
+        """Load the BPF congestion controls among names: [(name, why not)]."""
+        need = sorted(set(names) & set(BPF_CCS))
+        return list(self.cc.prepare(need)) if need else []
+
+    def configure_cc(self, name, profile):
+        """Configure name for the next run; its configuration ({} if none)."""
+        if name not in BPF_CCS:
+            return {}
+        vals = self.cc_values(profile)
+        self.cc.configure(vals)
+        return vals
 
     def teardown(self):
         errs = self.cc.restore()
@@ -218,11 +233,10 @@ class HostLab:
         return vals
 
     def run_one(self, case, algo, seed, rdir):
-        name, profile = parse_algo(algo, "host")
+        name, profile = parse_algo(algo, self.where)
         if name in self.unavailable:
             raise LabError("%s: %s" % (name, self.unavailable[name]))
-        if name in BPF_CCS:
-            self.cc.configure(self.cc_values(profile))
+        cc_config = self.configure_cc(name, profile)
         fl = config.flows(self.exp, case, self.hosts, seed)
         r = self.exp["run"]
         lead = r["lead_ms"] / 1000.0
@@ -283,7 +297,7 @@ class HostLab:
         queue = read_queue(qpath, t0, self.ifname)
         return {"flows": fl, "driver": res, "ports": stats["ports"], "queue": queue,
                 "samples_lost": lost, "t0": t0, "cc": name, "profile": profile,
-                "cc_config": self.cc_values(profile) if name in BPF_CCS else {}}
+                "cc_config": cc_config}
 
 
 def read_queue(path, t0, ifname):

@@ -225,6 +225,9 @@ def write_html(out, meta, rows, runs, pngs):
     parts.append("<h2>Command</h2><pre>%s</pre>" % e(meta["command"]))
     parts.append("<h2>Machine and versions</h2><pre>%s</pre>"
                  % e(json.dumps(meta["machine"], indent=1)))
+    if meta.get("guest"):
+        parts.append("<h2>Guest (mode %s)</h2><pre>%s</pre>"
+                     % (e(meta.get("mode", "")), e(json.dumps(meta["guest"], indent=1))))
     if meta.get("papers"):
         parts.append("<h2>What the papers claim</h2><p>%s</p>" % e(meta["papers"]))
     if meta.get("interrupted"):
