@@ -158,8 +158,13 @@ class GuestRunner:
 
     def wait(self):
         rc = self.proc.wait()
-        self.cf.close()
+        self.close()
         return rc
+
+    def close(self):
+        for f in (self.proc.stdout, self.cf):
+            if f and not f.closed:
+                f.close()
 
     def stop(self):
         """Stop the guest: vm-run and every process under it (timeout(1)
@@ -182,8 +187,7 @@ class GuestRunner:
                 time.sleep(0.2)
                 self.proc.poll()
         self.proc.poll()
-        if not self.cf.closed:
-            self.cf.close()
+        self.close()
 
     def mode(self):
         return mode_of(self.console, self.timewarp)

@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """--where guest without booting one: the options, the vm-run command line,
 the guest sizes of the experiment files, the summary rows, stopping a guest."""
+import contextlib
 import csv
+import io
 import json
 import os
 import subprocess
@@ -165,13 +167,111 @@ class Summary(unittest.TestCase):
                              {"fct_max_over_ideal": "1.25", "retrans": "3"})
 
 
+# Stands in for scripts/vm-run.sh: the console of a guest that completes
+# the first run of the plan, then (FAKE_VM=hang) hangs or exits 0.
+FAKE_VM = r"""#!/usr/bin/env python3
+import json, os, sys, time
+a = sys.argv[1:]
+out = a[a.index("-o") + 1]
+inner = a[a.index("--") + 1:]
+assert inner[inner.index("--out") + 1] == out and "--guest-moddir" in inner, inner
+with open(os.path.join(out, "fake-vm-argv.json"), "w") as f:
+    json.dump({"argv": a, "timewarp": os.environ.get("SMARTT_VM_TIMEWARP"),
+               "cpus": os.environ.get("SMARTT_VM_CPUS")}, f)
+print("vm-run: booting 6.12.1-amd64 (TCG, --disable-kvm)", flush=True)
+print("smartt-lab: fabric lab1 up (9 hosts)", flush=True)
+print("smartt-lab-progress 0 2 incast n4 cubic seed 1", flush=True)
+rd = os.path.join(out, "runs", "n4-cubic-s1")
+os.makedirs(rd, exist_ok=True)
+with open(os.path.join(rd, "result.json"), "w") as f:
+    json.dump({"experiment": "incast", "case": "n4", "algo": "cubic", "seed": 1,
+               "mode": "tcg", "dir": "runs/n4-cubic-s1", "series": {},
+               "metrics": {"fct_max_over_ideal": 1.5, "retrans": 0}}, f)
+print("smartt-lab-progress 1 2 incast n4 smartt seed 1", flush=True)
+if os.environ.get("FAKE_VM") == "hang":
+    time.sleep(60)
+with open(os.path.join(out, "guest.json"), "w") as f:
+    json.dump({"errors": ["smartt unavailable"], "machine": {"backend": "fq"},
+               "fabric": {"module": "0.1.0"}}, f)
+sys.exit(0)
+"""
+
+
+class FakeGuest(unittest.TestCase):
+    """run_guest with a stand-in for vm-run: no module staging, no QEMU."""
+
+    def run_guest(self, d, extra=(), hang=False):
+        fake = os.path.join(d, "fake-vm-run")
+        with open(fake, "w") as f:
+            f.write(FAKE_VM)
+        os.chmod(fake, 0o755)
+        out = os.path.join(d, "out")
+        argv = ["run", "incast", "--where", "guest", "--quick", "--cases", "n4",
+                "--algos", "cubic,smartt", "--out", out] + list(extra)
+        saved = (guest.VM_RUN, guest.GuestRunner.prepare, cli.finish)
+
+        def prepare(runner):
+            runner.rel, runner.moddir = "6.12.1-amd64", "/nonexistent"
+            return runner.rel
+        guest.VM_RUN, guest.GuestRunner.prepare = fake, prepare
+        cli.finish = lambda *x: None
+        os.environ["FAKE_VM"] = "hang" if hang else ""
+        try:
+            a = cli.build_parser().parse_args(argv)
+            if hang:
+                # SIGTERM once the first run is in: as Ctrl-C
+                import threading
+                t = threading.Timer(4, os.kill, (os.getpid(), 15))
+                t.start()
+            # the command's table and progress are not TAP
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
+                rc = cli.cmd_run(a, argv)
+        finally:
+            guest.VM_RUN, guest.GuestRunner.prepare, cli.finish = saved
+            os.environ.pop("FAKE_VM")
+        with open(os.path.join(out, "summary.csv")) as f:
+            rows = list(csv.DictReader(f))
+        with open(os.path.join(out, "meta.json")) as f:
+            meta = json.load(f)
+        with open(os.path.join(out, "fake-vm-argv.json")) as f:
+            vm = json.load(f)
+        return rc, rows, meta, vm
+
+    def test_fake_guest__summary_meta_and_command(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, rows, meta, vm = self.run_guest(d, ["--timewarp"])
+        self.assertEqual(rc, 0)
+        self.assertEqual({(r["where"], r["mode"], r["kernel"], r["algo"]) for r in rows},
+                         {("guest", "timewarp", "6.12", "cubic")})
+        self.assertEqual((meta["where"], meta["mode"], meta["kernel"]),
+                         ("guest", "timewarp", "6.12"))
+        self.assertEqual(meta["guest"]["release"], "6.12.1-amd64")
+        self.assertEqual(meta["guest"]["module"], "0.1.0")
+        self.assertIn("smartt unavailable", meta["errors"])
+        self.assertIn("--timewarp", meta["command"])
+        self.assertEqual((vm["timewarp"], vm["cpus"]), ("1", "1"))
+        self.assertEqual(vm["argv"][vm["argv"].index("-m") + 1], "1G")
+
+    def test_fake_guest__interrupted_keeps_the_runs_done(self):
+        with tempfile.TemporaryDirectory() as d:
+            t = time.time()
+            rc, rows, meta, _ = self.run_guest(d, hang=True)
+            self.assertLess(time.time() - t, 30)
+        self.assertEqual(rc, 130)
+        self.assertTrue(meta["interrupted"])
+        self.assertEqual(meta["mode"], "tcg")
+        self.assertEqual({r["algo"] for r in rows}, {"cubic"})
+
+
 class Stop(unittest.TestCase):
     def test_stop__ends_every_process_under_vm_run(self):
         # vm-run runs virtme-ng under timeout(1), which makes its own
         # process group: stopping the group vm-run leads would miss it
         r = guest.GuestRunner("6.12", "/tmp", False, lambda m: None)
         r.proc = subprocess.Popen(["bash", "-c", "timeout 60 sleep 60; exit 3"],
-                                  start_new_session=True)
+                                  start_new_session=True, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
         r.cf = open(os.devnull, "w")
         for _ in range(50):
             kids = guest.descendants(r.proc.pid)
