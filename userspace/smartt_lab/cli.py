@@ -366,11 +366,14 @@ def run_guest(a, argv, exp, plan, out, meta, log):
         meta["interrupted"] = interrupted = True
     if rc == 124:
         meta["errors"].append("the guest timed out (vm-run -t %s)" % meta["guest"]["timeout_s"])
-    elif rc and not g:
-        meta["errors"].append("the guest exited %d before it ran the experiment; its console: "
-                              "%s" % (rc, os.path.join(out, "guest-console.log")))
-        for line in runner.console[-5:]:
-            log("guest: %s" % line)
+    elif rc and not interrupted:
+        # the guest's own one-line error, if it got that far
+        said = [x for x in runner.console if x.startswith(PROG + ":")][-1:]
+        meta["errors"].append("the guest exited %d%s; its console: %s" % (
+            rc, " (%s)" % said[0] if said else "", os.path.join(out, "guest-console.log")))
+        if not g:
+            for line in runner.console[-5:]:
+                log("guest: %s" % line)
     runs = collect_guest_runs(out, plan, meta["mode"], a.kernel)
     if len(runs) < len(plan):
         log("%d of %d runs completed" % (len(runs), len(plan)))

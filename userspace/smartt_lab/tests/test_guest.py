@@ -168,7 +168,8 @@ class Summary(unittest.TestCase):
 
 
 # Stands in for scripts/vm-run.sh: the console of a guest that completes
-# the first run of the plan, then (FAKE_VM=hang) hangs or exits 0.
+# the first run of the plan, then hangs (FAKE_VM=hang), fails as a guest
+# whose module does not load would (FAKE_VM=fail) or exits 0.
 FAKE_VM = r"""#!/usr/bin/env python3
 import json, os, sys, time
 a = sys.argv[1:]
@@ -190,6 +191,9 @@ with open(os.path.join(rd, "result.json"), "w") as f:
 print("smartt-lab-progress 1 2 incast n4 smartt seed 1", flush=True)
 if os.environ.get("FAKE_VM") == "hang":
     time.sleep(60)
+if os.environ.get("FAKE_VM") == "fail":
+    print("smartt-lab: modprobe smartt: not found", flush=True)
+    sys.exit(1)
 with open(os.path.join(out, "guest.json"), "w") as f:
     json.dump({"errors": ["smartt unavailable"], "machine": {"backend": "fq"},
                "fabric": {"module": "0.1.0"}}, f)
@@ -200,7 +204,7 @@ sys.exit(0)
 class FakeGuest(unittest.TestCase):
     """run_guest with a stand-in for vm-run: no module staging, no QEMU."""
 
-    def run_guest(self, d, extra=(), hang=False):
+    def run_guest(self, d, extra=(), hang=False, how=""):
         fake = os.path.join(d, "fake-vm-run")
         with open(fake, "w") as f:
             f.write(FAKE_VM)
@@ -215,7 +219,7 @@ class FakeGuest(unittest.TestCase):
             return runner.rel
         guest.VM_RUN, guest.GuestRunner.prepare = fake, prepare
         cli.finish = lambda *x: None
-        os.environ["FAKE_VM"] = "hang" if hang else ""
+        os.environ["FAKE_VM"] = "hang" if hang else how
         try:
             a = cli.build_parser().parse_args(argv)
             if hang:
@@ -262,6 +266,15 @@ class FakeGuest(unittest.TestCase):
         self.assertTrue(meta["interrupted"])
         self.assertEqual(meta["mode"], "tcg")
         self.assertEqual({r["algo"] for r in rows}, {"cubic"})
+
+
+    def test_fake_guest__its_failure_is_an_error(self):
+        with tempfile.TemporaryDirectory() as d:
+            rc, rows, meta, _ = self.run_guest(d, how="fail")
+        self.assertEqual({r["algo"] for r in rows}, {"cubic"})
+        self.assertEqual(rc, 0, "one run of two completed")
+        self.assertTrue([e for e in meta["errors"] if "the guest exited 1 (smartt-lab: "
+                         "modprobe smartt: not found)" in e], meta["errors"])
 
 
 class Stop(unittest.TestCase):
