@@ -26,7 +26,6 @@ import signal
 import subprocess
 import time
 
-from . import config
 from .driver import CLONE_NEWNET, _libc, setns
 from .host import HostLab, LabError, TOP, parse_algo, run
 
@@ -34,7 +33,7 @@ VM_RUN = os.path.join(TOP, "scripts", "vm-run.sh")
 LAB = os.path.join(TOP, "userspace", "smartt-lab")
 PROGRESS = "smartt-lab-progress"
 # the module's congestion controls, configured through net.smartt.* in every
-# host's namespace; the kernel's that are modules in Debian's kernels
+# host's namespace; then the kernel's that Debian builds as modules
 MODULE_CCS = ("smartt", "strack")
 MODPROBE = {"dctcp": "tcp_dctcp", "bbr": "tcp_bbr"}
 # One vCPU and 1 GiB: the lab's guests share a 2-core machine with other
@@ -64,9 +63,12 @@ def vm_command(rel, out, moddir, run_argv, timeout_s, timewarp, environ=None):
     """The command (argv, env) that boots the guest of release rel, shares
     out read-write and runs 'smartt-lab RUN_ARGV --guest-moddir MODDIR' in it."""
     environ = os.environ if environ is None else environ
+    # Debian's python3 (the guest imports matplotlib, which wants a
+    # writable configuration directory: the root filesystem is read-only)
     argv = [VM_RUN, "-o", out, "-m", environ.get("SMARTT_LAB_VM_MEM", VM_MEM),
             "-t", str(int(timeout_s)), rel, "--",
-            "/usr/bin/env", "MPLCONFIGDIR=/tmp", "/usr/bin/python3", LAB] + list(run_argv) + ["--guest-moddir", moddir]
+            "/usr/bin/env", "MPLCONFIGDIR=/tmp", "/usr/bin/python3", LAB]
+    argv += list(run_argv) + ["--guest-moddir", moddir]
     env = dict(environ)
     env["SMARTT_VM_TIMEWARP"] = "1" if timewarp else "0"
     env["SMARTT_VM_CPUS"] = environ.get("SMARTT_LAB_VM_CPUS", VM_CPUS)

@@ -123,6 +123,12 @@ class GuestSizes(unittest.TestCase):
                          for i in range(int(e["fabric"]["hosts"]))}
                 for c in e["case_names"]:
                     self.assertTrue(config.flows(e, c, hosts, 1), (path, quick, c))
+                # smartt-fabric's own uplink buffer (10 ms at the port rate)
+                # is below the lab's Kmax at a guest's link rate
+                if e["fabric"].get("spines"):
+                    self.assertIn("uplink_buffer", e["fabric"], path)
+                    self.assertGreaterEqual(config.parse_size(e["fabric"]["uplink_buffer"]),
+                                            e["derived"]["kmax"], path)
 
     def test_guest_errors__name_the_key(self):
         base = {"name": "t", "fabric": {"hosts": 3, "rate": "1g", "buffer": "100k",
