@@ -15,6 +15,8 @@ from . import guest as guest_mod
 from .host import HostLab, LabError, algo_label, kernel_series, parse_algo, TOP
 
 PROG = "smartt-lab"
+# how late the traffic driver may begin its plan, s
+LATE_S = 0.05
 
 
 class UsageError(Exception):
@@ -203,7 +205,7 @@ def cmd_run(a, argv):
             "command": " ".join(shlex.quote(x) for x in ["userspace/smartt-lab"] + argv),
             "machine": machine(), "where": a.where, "mode": "native", "quick": a.quick,
             "cases": cases, "algos": algos, "seeds": seeds, "experiment_file": path,
-            "errors": [], "interrupted": False}
+            "errors": [], "warnings": [], "interrupted": False}
     log = lambda msg: print("%s: %s" % (PROG, msg), file=sys.stderr)
     if guest and not a.guest_moddir:
         return run_guest(a, argv, exp, plan, out, meta, log)
@@ -248,6 +250,14 @@ def cmd_run(a, argv):
                 log("%s %s seed %d failed: %s" % (case, label, seed, e))
                 prog.done += 1
                 continue
+            late = res["driver"].get("t_first_s") or 0
+            if late > LATE_S:
+                # the flows and events due before then started together
+                w = ("%s %s seed %d: the traffic driver began %.2f s after time 0 "
+                     "(run.lead_ms %d is too short here)" % (case, label, seed, late,
+                                                              exp["run"]["lead_ms"]))
+                meta["warnings"].append(w)
+                log(w)
             an = analysis.analyse(exp, case, res, base_rtt_s)
             rec = {"experiment": exp["name"], "case": case, "algo": label, "seed": seed,
                    "mode": lab.mode, "dir": rd, "metrics": an["metrics"],
@@ -357,6 +367,7 @@ def run_guest(a, argv, exp, plan, out, meta, log):
     except (OSError, ValueError):
         g = {}
     meta["errors"] += g.get("errors", [])
+    meta["warnings"] += g.get("warnings", [])
     if g.get("fabric"):
         meta["fabric"] = g["fabric"]
         meta["guest"]["backend"] = g["machine"].get("backend")

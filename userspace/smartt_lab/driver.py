@@ -25,7 +25,8 @@ PLAN (JSON):
 
 RESULT (JSON): per flow the bytes received, completion time, TCP_INFO at the
 end (retransmissions, ECN negotiated), the received bytes per bin; the
-window traces; when each event ran.
+window traces; when each event ran; t_first_s, when the event loop began
+(after 0: the driver started late and the plan's first times slipped).
 """
 import ctypes
 import json
@@ -139,9 +140,12 @@ def run(plan):
         except (KeyError, ValueError):
             pass
 
+    t_first = None
     while True:
         now = time.monotonic_ns()
         t = (now - t0) / 1e9
+        if t_first is None:
+            t_first = t
         while pending and pending[0]["start_s"] <= t:
             st = pending.pop(0)
             st["started"] = True
@@ -243,7 +247,7 @@ def run(plan):
             ran.append({"error": "%s: exit %d: %s" % (" ".join(p.args), p.returncode,
                                                      err.decode(errors="replace").strip())})
     return {"flows": out, "cwnd": cwnd, "events": ran, "t_end_s": t_end,
-            "bin_ms": bin_ns / 1e6, "accepted": conns}
+            "bin_ms": bin_ns / 1e6, "accepted": conns, "t_first_s": t_first}
 
 
 def main(argv):

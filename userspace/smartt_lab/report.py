@@ -232,6 +232,8 @@ def write_html(out, meta, rows, runs, pngs):
         parts.append("<h2>What the papers claim</h2><p>%s</p>" % e(meta["papers"]))
     if meta.get("interrupted"):
         parts.append("<p><b>Interrupted: the runs below are the ones that completed.</b></p>")
+    if meta.get("warnings"):
+        parts.append("<h2>Warnings</h2><pre>%s</pre>" % e("\n".join(meta["warnings"])))
     if meta.get("errors"):
         parts.append("<h2>Runs that failed</h2><pre>%s</pre>" % e("\n".join(meta["errors"])))
     parts.append("<h2>Summary (mean over seeds; a~b: min~max)</h2><pre>%s</pre>" % e(agg_table))

@@ -201,7 +201,8 @@ if os.environ.get("FAKE_VM") == "fail":
     print("smartt-lab: modprobe smartt: not found", flush=True)
     sys.exit(1)
 with open(os.path.join(out, "guest.json"), "w") as f:
-    json.dump({"errors": ["smartt unavailable"], "machine": {"backend": "fq"},
+    json.dump({"errors": ["smartt unavailable"], "warnings": ["n4 cubic seed 1: late"],
+               "machine": {"backend": "fq"},
                "fabric": {"module": "0.1.0"}}, f)
 sys.exit(0)
 """
@@ -259,6 +260,7 @@ class FakeGuest(unittest.TestCase):
         self.assertEqual(meta["guest"]["release"], "6.12.1-amd64")
         self.assertEqual(meta["guest"]["module"], "0.1.0")
         self.assertIn("smartt unavailable", meta["errors"])
+        self.assertEqual(meta["warnings"], ["n4 cubic seed 1: late"])
         self.assertIn("--timewarp", meta["command"])
         self.assertEqual((vm["timewarp"], vm["cpus"]), ("1", "1"))
         self.assertEqual(vm["argv"][vm["argv"].index("-m") + 1], "1G")

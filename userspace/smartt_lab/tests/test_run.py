@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The command: usage errors, list, and a tiny run on this kernel (root)."""
 import csv
+import json
 import os
 import subprocess
 import tempfile
@@ -84,6 +85,9 @@ class TinyRun(unittest.TestCase):
                 self.assertTrue(os.path.exists(os.path.join(rd, fn)), fn)
             with open(os.path.join(rd, "queue.txt")) as f:
                 self.assertGreater(len(f.readlines()), 10)
+            # when the driver's loop began, against the plan's time 0
+            with open(os.path.join(rd, "driver.json")) as f:
+                self.assertIsInstance(json.load(f)["t_first_s"], float)
             # plot redraws from the raw files
             os.unlink(os.path.join(d, "report.html"))
             r = lab("plot", "--out", d)
