@@ -74,8 +74,11 @@ class TinyRun(unittest.TestCase):
             self.assertGreater(m["queue_peak_bytes"], 4224)
             self.assertLessEqual(m["queue_peak_bytes"], 200000)
             self.assertLessEqual(m["queue_p99_bytes"], m["queue_peak_bytes"])
+            # at most the port rate, give or take htb's burst: it releases
+            # up to 1 ms at the port rate at once, 2.4 % of the 42 ms the
+            # two flows need at best (100.03 Mbit/s was measured once)
             self.assertGreater(m["goodput_mbps"], 10)
-            self.assertLessEqual(m["goodput_mbps"], 100)
+            self.assertLessEqual(m["goodput_mbps"], 100 * 1.03)
             self.assertTrue(os.path.exists(os.path.join(d, "report.html")))
             self.assertTrue(os.path.exists(os.path.join(d, "queue_n2.png")))
             self.assertTrue(os.path.exists(os.path.join(d, "fct_cdf_n2.png")))
