@@ -26,6 +26,9 @@ help:
 	@echo "  make selftests       kselftests in QEMU guests (KERNEL=6.1|6.12 for one)"
 	@echo "  make checkpatch      checkpatch --strict and sparse on the module sources"
 	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
+	@echo "  make dkms            add, build and install smartt.ko through DKMS for the running kernel"
+	@echo "                       (KERNEL=6.1|6.12 for an installed one); make dkms-remove undoes it"
+	@echo "  make deb             Debian packages smartt-dkms and smartt-tools -> build/deb/ (lintian-checked)"
 	@echo "  make bench-algo      instructions per ACK of every algorithm rule"
 	@echo "  make bench-tcp       smartt/strack vs dctcp/cubic/bbr: incast and permutation (KERNEL=)"
 	@echo "  make bench-transport smartt transport vs TCP, same CC and path: goodput, FCT p50/p99 (KERNEL=)"
@@ -81,6 +84,19 @@ else
 	$(MAKE) -C /lib/modules/$$rel/build M=$$(dirname $$out) modules_install && depmod -a $$rel
 endif
 
+# smartt.ko through DKMS, rebuilt for every kernel installed later
+# (Documentation/install.rst).
+dkms:
+	@if [ -n "$(KERNEL)" ]; then rel=$$(scripts/kernels.sh release $(KERNEL)) || exit 1; \
+	else rel=$$(uname -r); fi; scripts/dkms.sh install $$rel
+
+dkms-remove:
+	@scripts/dkms.sh remove
+
+# Debian packages from a copy of the tree, in build/deb/.
+deb:
+	@scripts/deb.sh
+
 bench-algo:
 	@$(MAKE) -s -C selftests/unit bench
 
@@ -116,4 +132,4 @@ fuzz:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz clean
+.PHONY: help modules deps check unit kunit selftests checkpatch demo install dkms dkms-remove deb bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz clean

@@ -125,18 +125,23 @@ PY
 }
 
 # The kselftests inside a guest booting one of Debian's kernels.
-stage_selftests() { # series
-	local s=$1 rel gout rc=0
+# SERIES:timewarp: the tests marked "# timewarp" (run_guest.sh), in a guest
+# under QEMU's instruction-count clock (scripts/vm-run.sh).
+stage_selftests() { # series[:timewarp]
+	local s=${1%:timewarp} rel gout rc=0 tw=0
+	[ "$1" = "$s" ] || tw=1
 	rel=$(scripts/kernels.sh release "$s") || return 1
 	scripts/build-module.sh "$rel" SMARTT_TEST_MODULES=1 >/dev/null || return 1
 	scripts/stage-modules.sh "$rel" "build/$rel" || return 1
 	gout=$out/guest-$s
+	[ "$tw" = 1 ] && gout=$out/guest-$s-timewarp
 	rm -rf "$gout"
 	mkdir -p "$gout"
 	# the whole suite in one guest: each test has its own limit
 	# (run_guest.sh); this one only catches a guest that hangs
-	scripts/vm-run.sh -t "${SMARTT_VM_TIMEOUT:-3000}" -o "$gout" "$rel" -- \
-		env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" \
+	SMARTT_VM_TIMEWARP=$tw scripts/vm-run.sh -t "${SMARTT_VM_TIMEOUT:-6000}" -o "$gout" "$rel" -- \
+		env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" CI="${CI:-}" \
+		SMARTT_SELFTESTS_FULL="${SMARTT_SELFTESTS_FULL:-}" SMARTT_GUEST_TIMEWARP=$tw \
 		selftests/run_guest.sh -o "$gout/tap" "build/$rel" ${SMARTT_SELFTESTS:-} \
 		>"$gout/console.log" 2>&1 || rc=$?
 	if [ -s "$gout/tap" ]; then
@@ -205,36 +210,65 @@ for st in "${stages[@]}"; do
 		# run alone).
 		run_stage lab bash -c 'make -s -C bpf >/dev/null && exec python3 userspace/smartt_lab/tests/run_tap.py' ;;
 	selftests)
+		# smartt_package.sh installs the packages of `make deb` in
+		# the guests: build them first (once; nothing to do when
+		# build/deb/ holds this tree's), and the compiler cache of
+		# their DKMS build for the guests' kernels.
+		case " ${SMARTT_SELFTESTS:-smartt_package.sh} " in
+		*smartt_package*)
+			if scripts/deb.sh --if-stale >"$out/deb.log" 2>&1; then :; else
+				echo "# make deb: failed or lintian tags (log: ${out#"$top"/}/deb.log)"
+			fi
+			rels=()
+			for s in "${series[@]}"; do
+				rel=$(scripts/kernels.sh release "$s" 2>/dev/null) && rels+=("$rel")
+			done
+			if [ -e "build/deb/smartt-dkms_$(cat VERSION)_all.deb" ] && [ ${#rels[@]} -gt 0 ]; then
+				scripts/dkms-cache.sh build/deb/ccache "${rels[@]}" >>"$out/deb.log" 2>&1 ||
+					echo "# scripts/dkms-cache.sh failed (log: ${out#"$top"/}/deb.log): DKMS compiles in full in the guests"
+			fi ;;
+		esac
 		# One guest per kernel, SMARTT_GUEST_JOBS at a time (default: all
 		# at once, the host's CPUs shared out between them as vCPUs):
 		# TCG guests spend much of their time on one vCPU, so two guests
 		# side by side finish sooner than one after the other.
-		jobs=${SMARTT_GUEST_JOBS:-${#series[@]}}
+		# Each kernel's suite runs in a plain TCG guest, and its tests
+		# marked "# timewarp" in a time-warped one beside it
+		# (run_guest.sh); tests named in SMARTT_SELFTESTS run in the
+		# plain guest (SMARTT_VM_TIMEWARP=1 makes it time-warped).
+		guests=()
+		for s in "${series[@]}"; do guests+=("$s"); done
+		if [ -z "${SMARTT_SELFTESTS:-}" ] && grep -qlx '# timewarp' selftests/smartt_*.sh; then
+			for s in "${series[@]}"; do guests+=("$s:timewarp"); done
+		fi
+		jobs=${SMARTT_GUEST_JOBS:-${#guests[@]}}
 		[ "$jobs" -ge 1 ] 2>/dev/null || { echo "check: SMARTT_GUEST_JOBS must be >= 1" >&2; exit 2; }
 		vcpus=$(( $(nproc) / jobs ))
 		[ "$vcpus" -ge 1 ] || vcpus=1
 		started=()
-		for s in "${series[@]}"; do
+		for g in "${guests[@]}"; do
+			s=${g%:timewarp}
+			name=selftests-${g/:/-}
 			if ! rel=$(scripts/kernels.sh release "$s" 2>&1); then
-				cannot_run "selftests-$s" "$rel"
+				cannot_run "$name" "$rel"
 			elif [ ! -x "${SMARTT_VENV:-/opt/smartt/venv}/bin/vng" ]; then
-				cannot_run "selftests-$s" "virtme-ng not installed (make deps)"
+				cannot_run "$name" "virtme-ng not installed (make deps)"
 			else
 				while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
-				echo "# ---- stage selftests-$s: guest with $vcpus vCPU(s), $jobs at a time"
+				echo "# ---- stage $name: guest with $vcpus vCPU(s), $jobs at a time"
 				(
 					t0=$(date +%s)
-					SMARTT_VM_CPUS=$vcpus stage_selftests "$s" >"$out/selftests-$s.log" 2>&1
-					echo "$? $(( $(date +%s) - t0 ))" >"$out/selftests-$s.rc"
+					SMARTT_VM_CPUS=$vcpus stage_selftests "$g" >"$out/$name.log" 2>&1
+					echo "$? $(( $(date +%s) - t0 ))" >"$out/$name.rc"
 				) &
-				started+=("$s")
+				started+=("$name")
 			fi
 		done
 		wait
-		for s in "${started[@]}"; do
-			read -r rc secs <"$out/selftests-$s.rc"
-			scripts/tap_count.py "selftests-$s" "$results" "$rc" <"$out/selftests-$s.log"
-			echo "# stage selftests-$s took $secs s (log: ${out#$top/}/selftests-$s.log)"
+		for name in "${started[@]}"; do
+			read -r rc secs <"$out/$name.rc"
+			scripts/tap_count.py "$name" "$results" "$rc" <"$out/$name.log"
+			echo "# stage $name took $secs s (log: ${out#$top/}/$name.log)"
 		done ;;
 	*) echo "check: unknown stage $st" >&2; exit 2 ;;
 	esac
@@ -243,7 +277,7 @@ done
 echo "# ==== summary ($(( $(date +%s) - t_start )) s)"
 p=0 f=0 k=0
 while read -r name sp sf sk; do
-	printf '#   %-16s %4d passed, %d failed%s\n' "$name" "$sp" "$sf" "$([ "$sk" -gt 0 ] && echo ", $sk skipped")"
+	printf '#   %-24s %4d passed, %d failed%s\n' "$name" "$sp" "$sf" "$([ "$sk" -gt 0 ] && echo ", $sk skipped")"
 	p=$((p + sp)) f=$((f + sf)) k=$((k + sk))
 done <"$results"
 if [ "$k" -gt 0 ]; then

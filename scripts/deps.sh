@@ -43,7 +43,8 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       qemu-system-x86 busybox-static
       clang llvm libbpf-dev bpftool iproute2 ethtool iperf3 sparse
-      valgrind jq procps psmisc tcpdump libclang-rt-14-dev"
+      valgrind jq procps psmisc tcpdump libclang-rt-14-dev
+      dkms debhelper dh-dkms dh-python lintian zlib1g-dev ccache"
 
 # Use the already installed 6.12 kernel if there is one with headers; else pick.
 have612=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -1 || true)
