@@ -15,9 +15,7 @@
 #     (the port's drops under cubic are printed): retransmitted segments
 #     per segment of smartt and strack at most 2x cubic's or 1 %,
 #     whichever is larger (cubic's own moves between 0 and 2 % under
-#     TCG); goodput at least
-#     0.6x cubic's (the target is 0.8x, printed: TCG's jitter moves the
-#     delay rules by more than the difference from run to run);
+#     TCG); goodput at least 0.8x cubic's;
 #  2. drop-tail, two strack flows and one cubic flow at once: cubic keeps
 #     at least a third of its fair share (a ninth of the three's total);
 #  3. a LOSS_HOLE-second blackhole of l0:h1 in the middle of a smartt and
@@ -31,8 +29,15 @@
 #     bbr, smartt and strack side by side (reported, no target: a known
 #     trade-off of loss-reactive rules).
 #
-# A TCG guest's sender fills little more than 10 Mbit/s, so the default
-# bottleneck is 4 Mbit/s: the port, not the CPU, limits the flows.
+# Delay-based rules read a plain TCG guest's scheduling jitter as queueing
+# delay (their goodput against cubic's moved between 0.67 and 1.04 from run
+# to run there): the test runs in a time-warped guest, whose clock counts
+# the instructions executed and skips idle time, so that delays are the
+# emulated network's (scripts/check.sh runs the tests marked so beside the
+# plain guests):
+# timewarp
+# The bottleneck is 4 Mbit/s by default: the port, not the CPU, limits the
+# flows (a plain TCG guest's sender fills little more than 10 Mbit/s).
 # smartt's target queueing delay is half the bottleneck buffer's drain
 # time (its default target is below the emulator's jitter); strack runs
 # with its defaults.
@@ -124,12 +129,9 @@ for cc in smartt strack; do
 	# TCG: the bound is twice cubic's or 1 %, whichever is larger
 	check "drop-tail: $cc retransmits per segment ($r/$o) <= max(2 x cubic's ($rc/$oc), 1 %)" \
 		py_check "$r / $o <= max(2 * $rc / $oc, 0.01)"
-	# The target is 0.8; TCG's jitter moves the delay rules by more
-	# than that from run to run (0.67..1.04 measured), so the check is
-	# the floor a broken loss response would fall through.
-	echo "# drop-tail: $cc goodput / cubic's: $(python3 -c "print(round($m / $mc, 2))") (target 0.8)"
-	check "drop-tail: $cc goodput ($m Mbit/s) >= 0.6 x cubic's ($mc)" \
-		py_check "$m > 0 and $m >= 0.6 * $mc"
+	echo "# drop-tail: $cc goodput / cubic's: $(python3 -c "print(round($m / $mc, 2))")"
+	check "drop-tail: $cc goodput ($m Mbit/s) >= 0.8 x cubic's ($mc)" \
+		py_check "$m > 0 and $m >= 0.8 * $mc"
 done
 
 # --- 2. drop-tail, two strack flows and one cubic flow ---
