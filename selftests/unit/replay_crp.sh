@@ -10,16 +10,8 @@
 #   replay_crp.sh [SMARTT_REPLAY]     (default build/userspace/smartt-replay)
 set -uo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-top=$(cd "$here/../.." && pwd)
-replay=${1:-$top/build/userspace/smartt-replay}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-n=0
-rc=0
-
-ok() { n=$((n + 1)); echo "ok $n $*"; }
-not_ok() { n=$((n + 1)); echo "not ok $n $*"; rc=1; }
+# shellcheck source=replay_tap.sh
+source "$(dirname "$0")/replay_tap.sh"
 
 # rows DESCRIPTION "OPTIONS" TRACE-LINES... : stdin is the expected output
 rows() {
