@@ -238,12 +238,12 @@ for st in "${stages[@]}"; do
 		# TCG guests spend much of their time on one vCPU, so two guests
 		# side by side finish sooner than one after the other.
 		# Each kernel's suite runs in a plain TCG guest, and its tests
-		# marked "# timewarp" in a time-warped one beside it
+		# marked "# timewarp" in a time-warped one after it
 		# (run_guest.sh); tests named in SMARTT_SELFTESTS run in the
 		# plain guest (SMARTT_VM_TIMEWARP=1 makes it time-warped).
 		guests=()
 		for s in "${series[@]}"; do guests+=("$s"); done
-		if [ -z "${SMARTT_SELFTESTS:-}" ] && grep -qlx '# timewarp' selftests/smartt_*.sh; then
+		if [ -z "${SMARTT_SELFTESTS:-}" ] && grep -qx '# timewarp' selftests/smartt_*.sh; then
 			for s in "${series[@]}"; do guests+=("$s:timewarp"); done
 		fi
 		# As many guests at a time as kernels: the time-warped ones

@@ -39,9 +39,9 @@ else
 	# (Documentation/compat.rst has its 6.1 and 6.12 results).
 	# The other fabric tests need no module either and the host runs
 	# them at full size too: they run in the 6.1 guest only, as the
-	# 6.12 guest installs the packages (smartt_package.sh).  Every test that loads the
-	# fabric with the module (smartt_multipath.sh, smartt_transport*.sh)
-	# still loads all its programs on both kernels.
+	# 6.12 guest installs the packages (smartt_package.sh).  Every test
+	# that loads the fabric with the module (smartt_multipath.sh,
+	# smartt_transport*.sh) still loads all its programs on both kernels.
 	# A test whose header has the line "# timewarp" measures timing
 	# that TCG's jitter would decide: it runs in the time-warped guest
 	# of `make check` (SMARTT_GUEST_TIMEWARP=1, scripts/check.sh),
