@@ -11,6 +11,7 @@
 #define SMARTT_TRACE_CC_H
 
 #include <linux/tracepoint.h>
+#include <linux/tcp.h>
 #include <net/inet_sock.h>
 
 /**
@@ -26,6 +27,10 @@
  * @bytes: bytes acked (ACK) or lost (LOSS, RTO)
  * @ce_bytes: of @bytes, those delivered with a CE echo
  * @in_flight: bytes in flight
+ *
+ * The record also holds the socket's tcp_mstamp (now_us), the clock the
+ * core read for the event: the trace buffer's own timestamp is taken
+ * later, by a delay that varies with the load.
  */
 TRACE_EVENT(smartt_cc,
 	    TP_PROTO(const struct sock *sk, u8 algo, u8 ev, u32 rules,
@@ -33,7 +38,8 @@ TRACE_EVENT(smartt_cc,
 		     u32 bytes, u32 ce_bytes, u64 in_flight),
 	    TP_ARGS(sk, algo, ev, rules, cwnd_before, cwnd_after, rtt, base_rtt,
 		    bytes, ce_bytes, in_flight),
-	    TP_STRUCT__entry(__field(u64, cwnd_before)
+	    TP_STRUCT__entry(__field(u64, now_us)
+			     __field(u64, cwnd_before)
 			     __field(u64, cwnd_after)
 			     __field(u64, in_flight)
 			     __field(u32, rules)
@@ -45,7 +51,8 @@ TRACE_EVENT(smartt_cc,
 			     __field(u16, dport)
 			     __field(u8, algo)
 			     __field(u8, ev)),
-	    TP_fast_assign(__entry->cwnd_before = cwnd_before;
+	    TP_fast_assign(__entry->now_us = tcp_sk(sk)->tcp_mstamp;
+			   __entry->cwnd_before = cwnd_before;
 			   __entry->cwnd_after = cwnd_after;
 			   __entry->in_flight = in_flight;
 			   __entry->rules = rules;
@@ -57,14 +64,14 @@ TRACE_EVENT(smartt_cc,
 			   __entry->dport = ntohs(inet_sk(sk)->inet_dport);
 			   __entry->algo = algo;
 			   __entry->ev = ev;),
-	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u base_rtt=%u bytes=%u ce=%u inflight=%llu",
+	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u base_rtt=%u bytes=%u ce=%u inflight=%llu now_us=%llu",
 		      __entry->algo ? "strack" : "smartt",
 		      __print_symbolic(__entry->ev, { 0, "ack" }, { 1, "loss" },
 				       { 2, "rto" }, { 3, "undo" }, { 4, "init" }),
 		      __entry->sport, __entry->dport, __entry->rules,
 		      __entry->cwnd_before, __entry->cwnd_after, __entry->rtt,
 		      __entry->base_rtt, __entry->bytes, __entry->ce_bytes,
-		      __entry->in_flight)
+		      __entry->in_flight, __entry->now_us)
 );
 
 #endif /* SMARTT_TRACE_CC_H */

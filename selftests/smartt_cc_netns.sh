@@ -27,6 +27,9 @@
 #     scans dmesg after the suite).  A debug kernel (KASAN, lockdep) makes
 #     the last check a use-after-free detector; Debian's kernels only
 #     catch crashes and warnings.
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 
 require_root

@@ -12,6 +12,9 @@
 # Knobs: SF_RATES (default "10mbit 100mbit 500mbit"), SF_SECONDS (default 4),
 # SF_TOL_PCT (default 3), SF_RATE_LEN (UDP payload bytes; default 1400, 4000
 # above 100 Mbit/s).
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 

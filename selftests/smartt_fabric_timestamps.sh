@@ -9,6 +9,9 @@
 # serialisation + propagation delay of the path.
 #
 # Knobs: SF_TS_PKTS (default 200).
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 

@@ -39,6 +39,9 @@
 # (`make deb`; check.sh makes them before the guests start): without them
 # it fails with CI=true and skips otherwise.  Its own time limit:
 # timeout=2400
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 
 require_root

@@ -9,6 +9,9 @@
 # /proc/net/smartt_peers the server's peer, the net.smartt.* knobs; bad
 # options fail at once with a clear error, an absent server with
 # ECONNREFUSED instead of a hang.
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 
 require_root

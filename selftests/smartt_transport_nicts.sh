@@ -26,6 +26,9 @@
 #
 # Knobs: NICTS_RATE (10mbit), NICTS_STANDING (40 ms, in ms), NICTS_SECONDS
 # (2), NICTS_CC ("smartt strack": the congestion controls to run).
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 

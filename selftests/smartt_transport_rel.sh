@@ -9,6 +9,9 @@
 # receiver's out-of-order count, at the tail by a probe, never by an RTO;
 # with "sack" reliability the same drop is a SACK fast retransmit.  Checked
 # through /proc/net/smartt_stats, not timing.  The runner checks dmesg.
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 
 require_root

@@ -10,6 +10,9 @@
 # (/proc/net/smartt_stats through smarttctl).  IPv4 with cc "none" (a fixed
 # window far above the buffer: trims all along), IPv6 with cc "smartt"
 # (QuickAdapt on the NACKs).
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
