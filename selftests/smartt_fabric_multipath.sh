@@ -89,4 +89,29 @@ check "loss: received ($rcv) + lost ($lost) == sent ($N)" test $((rcv + lost)) =
 check "bad loss value rejected" bash -c "! '$SF' fail l0:s0 loss=1001 2>/dev/null"
 sf fail l0 clear
 
+# Four fail commands at the same moment, one per uplink (a driver starts
+# faults due together so): every one takes effect, in the state and in
+# the ports' programs.
+concurrent() {
+	local pids=() p f
+	sf fail l0:s0 blackhole & pids+=($!)
+	sf fail l0:s1 loss=100 & pids+=($!)
+	sf fail l0:s2 blackhole & pids+=($!)
+	sf fail l0:s3 loss=200 & pids+=($!)
+	for p in "${pids[@]}"; do
+		wait "$p" || { echo "a fail command failed"; return 1; }
+	done
+	f=$__sf_tmp/st.conc
+	sf status --json >"$f"
+	for p in "s0 blackhole 1" "s1 loss 100" "s2 blackhole 1" "s3 loss 200"; do
+		set -- $p
+		[ "$(json_get "$f" "[q for q in d['ports'] if q['port']=='l0:$1'][0]['faults'].get('$2')")" = "$3" ] ||
+			{ echo "l0:$1: fault $2 is not $3: $(json_get "$f" "[q['faults'] for q in d['ports'] if q['port']=='l0:$1'][0]")"; return 1; }
+	done
+	[ "$(json_get "$f" "[q for q in d['ports'] if q['port']=='l0:s0'][0]['cfg']['blackhole']")" = 1 ] &&
+		[ "$(json_get "$f" "[q for q in d['ports'] if q['port']=='l0:s2'][0]['cfg']['blackhole']")" = 1 ]
+}
+check "four fail commands at the same moment: every fault applied" concurrent
+sf fail l0 clear
+
 ktap_exit
