@@ -39,6 +39,9 @@
 # `make check` shares the long tests between its two plain guests
 # (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
 # kernels: 6.1
+# About 400 s in a guest beside another; more than 600 when the host is
+# busier, hence its own limit:
+# timeout=1200
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
