@@ -17,10 +17,9 @@
 #     error back, mem_pages back where it was;
 #  5. no lockout: while the attacker keeps the buffer with a partial
 #     message it feeds a segment every 0.5 s (never expiring), c's 100 KB
-#     message is refused (drop_rmem) until it has waited half a timeout;
-#     then the attacker's message is evicted (rx_msgs_evicted, a NOBUFS
-#     error back), the attacker's next segments are refused while c's
-#     retransmission gets the buffer, and c's message completes;
+#     message is refused (drop_rmem) until it has waited a timeout; then
+#     the attacker's message is evicted (rx_msgs_evicted, a NOBUFS error
+#     back) and c's message completes;
 #  6. at the protocol's limit (net.smartt.transport_mem lowered) new
 #     messages are refused (drop_mem) and complete once it is raised.
 # The runner checks dmesg (and the module's unload checks that nothing

@@ -364,21 +364,10 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 			smartt_send_error(net, NULL, skb, dx, SMARTT_ERR_MSG_SIZE);
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_SEG_CHARGE, false);
 		}
-		/* After an eviction, the buffer goes to the waiter it was for. */
-		if (ssk->rx_grace_until && now < ssk->rx_grace_until &&
-		    ssk->rx_grace_for != peer)
-			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
 		if (!smartt_rx_admit(sk, need)) {
-			/*
-			 * Others being reassembled hold the buffer: the wait
-			 * is noted, unless the peer has a message of its own
-			 * in reassembly (its next waits for it, as any sender's
-			 * second message waits for its first).
-			 */
-			if (ssk->rx_reserved && list_empty(&peer->rx_msgs) &&
-			    !ssk->rx_wait_since) {
+			/* Others being reassembled hold the buffer: wait, noted. */
+			if (ssk->rx_reserved && !ssk->rx_wait_since) {
 				ssk->rx_wait_since = now;
-				ssk->rx_waiter = peer;
 				smartt_timer_arm(sk);
 			}
 			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
@@ -389,7 +378,6 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 		if (!m)
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
 		ssk->rx_wait_since = 0;
-		ssk->rx_grace_until = 0;
 	}
 
 	/*

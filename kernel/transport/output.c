@@ -680,7 +680,7 @@ void smartt_timer_arm(struct sock *sk)
 	if (ssk->closing)
 		return;
 	if (ssk->rx_wait_since)
-		at = ssk->rx_wait_since + ssk->timeout_ns / 2;
+		at = ssk->rx_wait_since + ssk->timeout_ns;
 	list_for_each_entry(p, &ssk->peers, node) {
 		at = min(at, smartt_rel_deadline(sk, p));
 		if (!list_empty(&p->rx_msgs))
@@ -715,11 +715,9 @@ static void smartt_rx_drop_msg(struct sock *sk, struct smartt_peer *p,
  * The receive half's timeouts.  A partial message that got no new segment
  * for the socket's timeout is freed (its sender is gone or stuck).  A new
  * message refused for want of buffer while others are reassembled waits
- * at most half that long (so that a sender with the same timeout does
- * not give up first): then the peer holding the largest reservation loses
+ * at most that long: then the peer holding the largest reservation loses
  * its partial messages, so that no sender keeps the buffer from the others
- * by trickling segments, and for another timeout only the waiter may start
- * a message.  Each freed message's sender gets an error.
+ * by trickling segments.  Each freed message's sender gets an error.
  */
 static void smartt_rx_timeouts(struct sock *sk, u64 now)
 {
@@ -735,20 +733,13 @@ static void smartt_rx_timeouts(struct sock *sk, u64 now)
 		if (p->rx_charge && (!hog || p->rx_charge > hog->rx_charge))
 			hog = p;
 	}
-	if (!ssk->rx_wait_since || now - ssk->rx_wait_since < ssk->timeout_ns / 2)
+	if (!ssk->rx_wait_since || now - ssk->rx_wait_since < ssk->timeout_ns)
 		return;
 	ssk->rx_wait_since = 0;
 	if (!hog)
 		return;
 	list_for_each_entry_safe(m, tmp, &hog->rx_msgs, node)
 		smartt_rx_drop_msg(sk, hog, m, SMARTT_ERR_NOBUFS, SMARTT_STAT_RX_EVICTED);
-	/*
-	 * For a timeout, only the waiter may start a message: its RTO
-	 * (at most SMARTT_RTO_MAX_NS) brings it back before anyone else,
-	 * the evicted peer included, takes the buffer again.
-	 */
-	ssk->rx_grace_until = now + ssk->timeout_ns;
-	ssk->rx_grace_for = ssk->rx_waiter;
 }
 
 static void smartt_timer_work(struct sock *sk)

@@ -264,10 +264,6 @@ struct smartt_peer {
  *	(&struct smartt_rx_msg.reserve), bytes
  * @rx_wait_since: when a new message was first refused for want of
  *	receive buffer while others were being reassembled (ns, 0: none)
- * @rx_waiter: the peer refused then (a token, never dereferenced)
- * @rx_grace_until: after an eviction, until when only @rx_grace_for may
- *	start a new message (ns, 0: no grace)
- * @rx_grace_for: the waiter the eviction was for (a token, as @rx_waiter)
  * @timer: retransmission / timeout timer
  * @inet6: IPv6 state (must be last, see inet6_sk_generic())
  */
@@ -291,9 +287,6 @@ struct smartt_sock {
 	u64 tx_queued;
 	u64 rx_reserved;
 	u64 rx_wait_since;
-	const void *rx_waiter;
-	u64 rx_grace_until;
-	const void *rx_grace_for;
 	struct timer_list timer;
 	struct ipv6_pinfo inet6;
 };
