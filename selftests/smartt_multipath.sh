@@ -25,8 +25,8 @@
 #      out-of-order count and probes) at both ends: every message
 #      completes exactly once, losses are found by the out-of-order count
 #      or probes, and the dead link's share stays below half oblivious's.
-# (b)-(e) fault the same uplink of l0, one that strack-bitmap's first 8
-# paths reach (the fabric's ECMP hash is seeded per boot; see "the victim"
+# (b)-(e) fault the same uplink of l0, one that strack-bitmap's paths
+# reach (the fabric's ECMP hash is seeded per boot; see "the victim"
 # below).  Plus the socket options (C, kselftest harness) and the sysctls.
 #
 # Knobs: MP_SIZE (message bytes, default 8000; twice that in (b) and (c),
@@ -211,21 +211,19 @@ less_than() { # less_than A B FACTOR: A < B * FACTOR
 }
 
 # The faulted uplink, "the victim": the one that carried the most of a
-# short strack-bitmap run whose window keeps it at its minimum of 8 paths.
-# Its round robin always covers paths 0-7, which are IPv6 flow labels 0-7,
-# and the fabric's ECMP hash (L3 + flow label, seeded per boot) decides
-# which spines those reach: with an uplink chosen blind, (3/4)^8 of the
-# boots (10 %) would give strack-bitmap nothing there to lose.
-victim=
-pick_victim() {
+# short strack-bitmap run with a small window.  strack-bitmap's paths are
+# IPv6 flow labels counted from 0, the same in every run, and the fabric's
+# ECMP hash (L3 + flow label, seeded per boot) decides which spines they
+# reach: with an uplink chosen blind, a boot could give strack-bitmap
+# nothing there to lose.  If that run fails, l0:s1 (its output says why).
+pick_victim() { # sets victim (called with a redirection, not in a subshell)
 	WINDOW=512 MSGS=16 run strack-bitmap 6 "$dst" "" || return 1
 	victim=$(json_get "$tmp/b.json" "max((p for p in d['ports'] if p['port'].startswith('l0:s')), key=lambda p: p['tx_pkts'])['port']")
 	echo "victim $victim"
-	[ -n "$victim" ]
 }
+victim=
 pick_victim >"$tmp/victim" 2>&1
 sed 's/^/# /' "$tmp/victim"
-victim=$(sed -n 's/^victim //p' "$tmp/victim")
 [ -n "$victim" ] || victim=l0:s1
 
 # (b) one uplink slowed to a tenth
