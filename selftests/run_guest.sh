@@ -41,8 +41,9 @@ else
 	# guests with SMARTT_SELFTESTS_FULL=1 or by name
 	# (Documentation/compat.rst has its 6.1 and 6.12 results).
 	# A test whose header has a line "# kernels: 6.1" (or "6.12", or
-	# both) runs in the plain guests of `make check` only on those
-	# kernels; SMARTT_SELFTESTS_FULL=1 runs it on every kernel.  The
+	# both) runs in the guests of `make check` (plain or time-warped)
+	# only on those kernels; SMARTT_SELFTESTS_FULL=1 runs it on every
+	# kernel.  The
 	# kernels share the long tests so that the two guests, side by side,
 	# take about as long as each other: what differs between the kernels
 	# (the compat flags, the verifier) is exercised on both by the tests
@@ -61,7 +62,7 @@ else
 		unset "tests[$i]"
 	done
 	tests=("${tests[@]}")
-	if [ "${SMARTT_SELFTESTS_FULL:-0}" != 1 ] && [ "${SMARTT_GUEST_TIMEWARP:-0}" != 1 ]; then
+	if [ "${SMARTT_SELFTESTS_FULL:-0}" != 1 ]; then
 		tests=("${tests[@]/"$here/smartt_fabric_red.sh"}")
 		tests=("${tests[@]/"$here/smartt_cc_fairness.sh"}")
 		tests=("${tests[@]/"$here/smartt_bpf_cc.sh"}")

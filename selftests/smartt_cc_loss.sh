@@ -39,6 +39,9 @@
 # Guest time also runs on while the guest waits for the host (its file
 # system, under load): 426 to 610 s of it measured, hence its own limit:
 # timeout=1500
+# `make check` runs it on one kernel (SMARTT_SELFTESTS_FULL=1: on both;
+# the plain guests run the congestion controls on both):
+# kernels: 6.1
 # The bottleneck is 4 Mbit/s by default: the port, not the CPU, limits the
 # flows (a plain TCG guest's sender fills little more than 10 Mbit/s).
 # smartt's target queueing delay is half the bottleneck buffer's drain
