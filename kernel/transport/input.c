@@ -43,7 +43,6 @@ static struct smartt_hdr *smartt_hdr_of(const struct sk_buff *skb)
 void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 			struct smartt_rx_msg *m)
 {
-	u64 missing = m->len - m->received;
 	struct rb_node *n;
 
 	while ((n = rb_first(&m->segs))) {
@@ -56,8 +55,9 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 		kfree_skb(skb);
 	}
 	kfree_skb(m->head);
-	peer->rx_reserved -= missing;
-	smartt_sk(sk)->rx_reserved -= missing;
+	peer->rx_charge -= m->charge;
+	smartt_sk(sk)->rx_reserved -= m->reserve;
+	smartt_sk(sk)->rx_missing -= m->len - m->received;
 	list_del(&m->node);
 	kfree(m);
 }
@@ -144,6 +144,11 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	struct smartt_skb_cb *cb = SMARTT_SKB_CB(head);
 	struct rb_node *n;
 
+	/*
+	 * The segments' charges move to the head, which alone keeps an
+	 * owner: freeing the message (recvmsg(), under the socket lock)
+	 * uncharges it all at once, as for any frag_list.
+	 */
 	tail = &skb_shinfo(head)->frag_list;
 	while ((n = rb_first(&m->segs))) {
 		skb = rb_to_skb(n);
@@ -151,11 +156,16 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 		skb->next = NULL;
 		skb->prev = NULL;
 		skb->dev = NULL;
+		head->truesize += skb->truesize;
+		skb->destructor = NULL;
+		skb->sk = NULL;
 		*tail = skb;
 		tail = &skb->next;
 	}
 	head->len = m->len;
 	head->data_len = m->len;
+	peer->rx_charge -= m->charge;
+	smartt_sk(sk)->rx_reserved -= m->reserve;
 	memset(cb, 0, sizeof(*cb));
 	cb->family = peer->family;
 	cb->saddr = peer->addr;
@@ -172,15 +182,90 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	sk->sk_data_ready(sk);
 }
 
-static bool smartt_rx_admit(struct sock *sk, u64 len)
+/*
+ * Whether a new message of @len bytes and reservation @need fits the
+ * socket: its payload next to the receive memory and the payload still
+ * missing of the messages being reassembled within SO_RCVBUF, and its
+ * reservation next to the receive memory and the unused reservations
+ * within %SMARTT_RX_CHARGE_RATIO times SO_RCVBUF (what segments cost on
+ * top of their payload); or the socket holds nothing at all (a message
+ * larger than the buffer is received alone).  And the protocol is below
+ * memory pressure.
+ */
+static bool smartt_rx_admit(struct sock *sk, u64 len, u64 need)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	u64 rmem = atomic_read(&sk->sk_rmem_alloc);
+	u64 rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 
-	/* One message always fits an empty buffer (or none would ever). */
-	if (!rmem && !ssk->rx_reserved)
+	if (!smartt_rx_mem_room(need))
+		return false;
+	if (!rmem && !ssk->rx_reserved && !ssk->rx_missing)
 		return true;
-	return rmem + ssk->rx_reserved + len <= (u64)READ_ONCE(sk->sk_rcvbuf);
+	return rmem + ssk->rx_missing + len <= rcvbuf &&
+	       rmem + ssk->rx_reserved + need <= SMARTT_RX_CHARGE_RATIO * rcvbuf;
+}
+
+/* A new message: its state, its head skb charged, its reservation made. */
+static struct smartt_rx_msg *smartt_rx_msg_new(struct sock *sk, struct smartt_peer *peer,
+					       u64 id, u64 len, u32 seg, u64 need,
+					       u64 now)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_rx_msg *m;
+
+	m = kzalloc(sizeof(*m), GFP_ATOMIC);
+	if (!m)
+		return NULL;
+	m->head = alloc_skb(0, GFP_ATOMIC);
+	/* The head carries the charge of the message's state too. */
+	if (!m->head || !smartt_rx_charge(sk, m->head, sizeof(*m))) {
+		kfree_skb(m->head);
+		kfree(m);
+		return NULL;
+	}
+	m->id = id;
+	m->len = len;
+	m->seg_size = seg;
+	m->segs = RB_ROOT;
+	m->charge = need;
+	m->reserve = need - smartt_rx_head_charge();
+	m->last_ns = now;
+	list_add_tail(&m->node, &peer->rx_msgs);
+	peer->rx_charge += need;
+	ssk->rx_reserved += m->reserve;
+	ssk->rx_missing += len;
+	return m;
+}
+
+/*
+ * The skb a segment of @len payload bytes is kept in: @skb itself, pulled
+ * to its payload, if it is charged no more than smartt_rx_seg_charge()
+ * reserved for it; else a copy that is (its skb->cb copied).  NULL if no
+ * memory.
+ */
+static struct sk_buff *smartt_rx_seg_skb(struct net *net, struct sk_buff *skb,
+					 u32 hoff, u32 len)
+{
+	struct sk_buff *n;
+
+	if (skb->truesize <= smartt_rx_seg_charge(len)) {
+		__skb_pull(skb, hoff);
+		skb_dst_drop(skb);
+		/* skb->rbnode shares its words with next, prev and dev. */
+		skb->dev = NULL;
+		return skb;
+	}
+	n = alloc_skb(len, GFP_ATOMIC);
+	if (!n)
+		return NULL;
+	if (skb_copy_bits(skb, hoff, skb_put(n, len), len)) {
+		kfree_skb(n);
+		return NULL;
+	}
+	memcpy(n->cb, skb->cb, sizeof(struct smartt_skb_cb));
+	smartt_stat_inc(net, SMARTT_STAT_RX_COPIED);
+	return n;
 }
 
 /*
@@ -224,9 +309,10 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	const struct smartt_hdr *h;
 	struct smartt_peer *peer;
+	u64 msg_len, off, psn, una, old_rcv_nxt, now;
+	struct sk_buff *seg_skb;
+	u32 hlen, plen, seg, epoch, rsv;
 	struct smartt_rx_msg *m;
-	u64 msg_len, off, psn, una, old_rcv_nxt;
-	u32 hlen, plen, seg, epoch;
 	bool trimmed;
 
 	h = smartt_hdr_of(skb);
@@ -250,7 +336,8 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
 	if (IS_ERR(peer))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
-	peer->last_active = ktime_get_ns();
+	now = ktime_get_ns();
+	peer->last_active = now;
 	smartt_timer_arm(sk);
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
@@ -277,48 +364,81 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (m && (m->len != msg_len || m->seg_size != seg))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_LEN, true);
 	if (!m) {
-		if (!smartt_rx_admit(sk, msg_len))
-			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
-		m = kzalloc(sizeof(*m), GFP_ATOMIC);
-		if (m)
-			m->head = alloc_skb(0, GFP_ATOMIC);
-		if (!m || !m->head) {
-			kfree(m);
-			return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
+		u64 need = smartt_rx_msg_charge(msg_len, seg);
+
+		/* Tiny segments would make the kernel hold far more than the message. */
+		if (need > READ_ONCE(sk->sk_rcvbuf) &&
+		    need > SMARTT_RX_CHARGE_RATIO * msg_len + smartt_rx_head_charge()) {
+			smartt_send_error(net, NULL, skb, dx, SMARTT_ERR_MSG_SIZE);
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_SEG_CHARGE, false);
 		}
-		m->id = be64_to_cpu(dx->msg_id);
-		m->len = msg_len;
-		m->seg_size = seg;
-		m->segs = RB_ROOT;
-		list_add_tail(&m->node, &peer->rx_msgs);
-		peer->rx_reserved += msg_len;
-		ssk->rx_reserved += msg_len;
+		/* After an eviction, the buffer goes to the waiter it was for. */
+		if (ssk->rx_grace_until && now < ssk->rx_grace_until &&
+		    ssk->rx_grace_for != peer)
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
+		if (!smartt_rx_admit(sk, msg_len, need)) {
+			/*
+			 * Others being reassembled hold the buffer: the wait
+			 * is noted, unless the peer has a message of its own
+			 * in reassembly (its next waits for it, as any sender's
+			 * second message waits for its first).
+			 */
+			if (ssk->rx_missing && list_empty(&peer->rx_msgs) &&
+			    !ssk->rx_wait_since) {
+				ssk->rx_wait_since = now;
+				ssk->rx_waiter = peer;
+				smartt_timer_arm(sk);
+			}
+			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
+					   SMARTT_STAT_DROP_RMEM : SMARTT_STAT_DROP_MEM, false);
+		}
+		m = smartt_rx_msg_new(sk, peer, be64_to_cpu(dx->msg_id), msg_len, seg,
+				      need, now);
+		if (!m)
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
+		ssk->rx_wait_since = 0;
+		ssk->rx_grace_until = 0;
 	}
 
 	/*
-	 * Keep the payload only, charged to the socket.  skb->rbnode shares
-	 * its words with next, prev and dev: dev is cleared first.
+	 * Keep the payload only, in an skb charged no more than its share
+	 * of the reservation, and charged to the socket.
 	 */
 	cb->offset = off;
-	__skb_pull(skb, sizeof(struct udphdr) + hlen);
-	skb_dst_drop(skb);
-	skb->dev = NULL;
-	skb_set_owner_r(skb, sk);
-	if (!smartt_rx_insert(m, skb))
+	rsv = smartt_rx_seg_charge(plen);
+	seg_skb = smartt_rx_seg_skb(net, skb, sizeof(struct udphdr) + hlen, plen);
+	if (!seg_skb)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
+	if (rsv > m->reserve || !smartt_rx_charge(sk, seg_skb, 0)) {
+		if (seg_skb != skb)
+			kfree_skb(seg_skb);
+		/* Over the reservation: only an offset seen before gets there. */
+		return smartt_drop(net, skb, rsv > m->reserve ? SMARTT_STAT_DROP_OFFSET :
+				   SMARTT_STAT_DROP_MEM, rsv > m->reserve);
+	}
+	if (!smartt_rx_insert(m, seg_skb)) {
+		if (seg_skb != skb)
+			kfree_skb(seg_skb);
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_OFFSET, true);
+	}
+	m->reserve -= rsv;
+	ssk->rx_reserved -= rsv;
+	ssk->rx_missing -= plen;
+	m->last_ns = now;
+	list_move_tail(&m->node, &peer->rx_msgs);
 
 	old_rcv_nxt = peer->rcv_nxt;
 	set_bit(psn % SMARTT_WIN, peer->rx_bitmap);
 	smartt_rx_advance(peer, peer->rcv_nxt);
 	peer->rcv_bytes += plen;
 	m->received += plen;
-	peer->rx_reserved -= plen;
-	ssk->rx_reserved -= plen;
 	smartt_stat_inc(net, SMARTT_STAT_RX_DATA);
 	if (cb->ce)
 		smartt_stat_inc(net, SMARTT_STAT_RX_CE);
-	/* The skb now belongs to the reassembly: h and dx are still valid. */
+	/* h and dx are still valid: in skb, kept (pulled) or freed below. */
 	smartt_rel_data_ack(sk, peer, h, dx, cb->ce, plen, old_rcv_nxt);
+	if (seg_skb != skb)
+		consume_skb(skb);
 	if (m->received == m->len)
 		smartt_rx_deliver(sk, peer, m);
 	return 0;
@@ -517,6 +637,14 @@ static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
 	case SMARTT_ERR_MSG_SIZE:
 		err = -EMSGSIZE;
 		smartt_stat_inc(net, SMARTT_STAT_ERR_MSGSIZE);
+		break;
+	case SMARTT_ERR_EXPIRED:
+		err = -ETIMEDOUT;
+		smartt_stat_inc(net, SMARTT_STAT_ERR_TIMEDOUT);
+		break;
+	case SMARTT_ERR_NOBUFS:
+		err = -ENOBUFS;
+		smartt_stat_inc(net, SMARTT_STAT_ERR_NOBUFS);
 		break;
 	default:
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);

@@ -495,6 +495,38 @@ static bool smartt_err_allow(struct net *net)
 	return ok;
 }
 
+/*
+ * An error packet, counted, if the netns's rate limit allows one: NULL
+ * (counted too) if not or without memory.  Addresses are the caller's.
+ */
+static struct sk_buff *smartt_error_skb(struct net *net, __be16 sport, __be16 dport,
+					__be32 epoch, u32 code, __be64 msg_id)
+{
+	struct smartt_ctrl_ext *c;
+	struct smartt_hdr *h;
+	struct sk_buff *skb;
+
+	if (!smartt_err_allow(net)) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
+		return NULL;
+	}
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_CTRL_HLEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+		return NULL;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_CTRL_HLEN, 0, 0, 0);
+	c = (struct smartt_ctrl_ext *)(h + 1);
+	c->x.sport = sport;
+	c->x.dport = dport;
+	c->x.epoch = epoch;
+	c->code = htonl(code);
+	c->msg_id = msg_id;
+	smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS);
+	return skb;
+}
+
 /**
  * smartt_send_error() - answer a DATA packet with an error packet
  * @net: network namespace
@@ -514,8 +546,6 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 		       const struct smartt_data_ext *dx, u32 code)
 {
 	union smartt_addr src = {}, dst = {};
-	struct smartt_ctrl_ext *c;
-	struct smartt_hdr *h;
 	struct sk_buff *skb;
 	u16 family;
 
@@ -526,10 +556,9 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	 */
 	if (smartt_skb_not_unicast(in))
 		return;
-	if (!smartt_err_allow(net)) {
-		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
+	skb = smartt_error_skb(net, dx->x.dport, dx->x.sport, dx->x.epoch, code, dx->msg_id);
+	if (!skb)
 		return;
-	}
 	if (ip_hdr(in)->version == 4) {
 		family = AF_INET;
 		src.v4 = ip_hdr(in)->daddr;
@@ -539,21 +568,31 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 		src.v6 = ipv6_hdr(in)->daddr;
 		dst.v6 = ipv6_hdr(in)->saddr;
 	}
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_CTRL_HLEN, GFP_ATOMIC);
-	if (!skb) {
-		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
-		return;
-	}
-	skb_reserve(skb, SMARTT_HEADROOM);
-	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_CTRL_HLEN, 0, 0, 0);
-	c = (struct smartt_ctrl_ext *)(h + 1);
-	c->x.sport = dx->x.dport;
-	c->x.dport = dx->x.sport;
-	c->x.epoch = dx->x.epoch;
-	c->code = htonl(code);
-	c->msg_id = dx->msg_id;
-	smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS);
 	smartt_xmit(net, usk, family, NULL, &src, &dst, skb, get_random_u32(), false);
+}
+
+/**
+ * smartt_send_error_peer() - tell a peer the receiver dropped its message
+ * @sk: socket (locked)
+ * @peer: the message's sender
+ * @msg_id: the message
+ * @code: &enum smartt_err_code
+ *
+ * The error packet of smartt_send_error(), addressed from the peer's
+ * state (for a message freed by the timer, with no packet to answer) and
+ * under the same per-netns rate limit.
+ */
+void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
+			    u32 code)
+{
+	struct net *net = sock_net(sk);
+	struct sk_buff *skb;
+
+	skb = smartt_error_skb(net, htons(smartt_sk(sk)->port), htons(peer->port),
+			       htonl(peer->rx_epoch), code, cpu_to_be64(msg_id));
+	if (skb)
+		smartt_xmit(net, NULL, peer->family, &peer->dst_cache, &peer->saddr,
+			    &peer->addr, skb, get_random_u32(), false);
 }
 
 /**
@@ -627,7 +666,9 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
  *
  * The deadline of a peer with messages is the earlier of its RTO and the
  * end of its timeout (no progress for %SMARTT_TIMEOUT_MS); of a peer
- * without, the end of its idle time (smartt_idle_ns()).
+ * without, the end of its idle time (smartt_idle_ns()); of a peer's
+ * oldest partial message, and of a new message waiting for receive
+ * buffer, the end of the timeout too (smartt_rx_timeouts()).
  */
 void smartt_timer_arm(struct sock *sk)
 {
@@ -638,8 +679,13 @@ void smartt_timer_arm(struct sock *sk)
 
 	if (ssk->closing)
 		return;
+	if (ssk->rx_wait_since)
+		at = ssk->rx_wait_since + ssk->timeout_ns / 2;
 	list_for_each_entry(p, &ssk->peers, node) {
 		at = min(at, smartt_rel_deadline(sk, p));
+		if (!list_empty(&p->rx_msgs))
+			at = min(at, list_first_entry(&p->rx_msgs, struct smartt_rx_msg,
+						      node)->last_ns + ssk->timeout_ns);
 		if (list_empty(&p->tx_msgs)) {
 			if (list_empty(&p->rx_msgs))
 				at = min(at, p->last_active + smartt_idle_ns(ssk));
@@ -656,12 +702,62 @@ void smartt_timer_arm(struct sock *sk)
 		sk_reset_timer(sk, &ssk->timer, expires);
 }
 
+/* Free a partial message and tell its sender why. */
+static void smartt_rx_drop_msg(struct sock *sk, struct smartt_peer *p,
+			       struct smartt_rx_msg *m, u32 code, enum smartt_stat why)
+{
+	smartt_stat_inc(sock_net(sk), why);
+	smartt_send_error_peer(sk, p, m->id, code);
+	smartt_rx_msg_free(sk, p, m);
+}
+
+/*
+ * The receive half's timeouts.  A partial message that got no new segment
+ * for the socket's timeout is freed (its sender is gone or stuck).  A new
+ * message refused for want of buffer while others are reassembled waits
+ * at most half that long (so that a sender with the same timeout does
+ * not give up first): then the peer holding the largest reservation loses
+ * its partial messages, so that no sender keeps the buffer from the others
+ * by trickling segments, and for another timeout only the waiter may start
+ * a message.  Each freed message's sender gets an error.
+ */
+static void smartt_rx_timeouts(struct sock *sk, u64 now)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct smartt_peer *p, *hog = NULL;
+	struct smartt_rx_msg *m, *tmp;
+
+	list_for_each_entry(p, &ssk->peers, node) {
+		while ((m = list_first_entry_or_null(&p->rx_msgs, struct smartt_rx_msg, node)) &&
+		       now - m->last_ns >= ssk->timeout_ns)
+			smartt_rx_drop_msg(sk, p, m, SMARTT_ERR_EXPIRED,
+					   SMARTT_STAT_RX_EXPIRED);
+		if (p->rx_charge && (!hog || p->rx_charge > hog->rx_charge))
+			hog = p;
+	}
+	if (!ssk->rx_wait_since || now - ssk->rx_wait_since < ssk->timeout_ns / 2)
+		return;
+	ssk->rx_wait_since = 0;
+	if (!hog)
+		return;
+	list_for_each_entry_safe(m, tmp, &hog->rx_msgs, node)
+		smartt_rx_drop_msg(sk, hog, m, SMARTT_ERR_NOBUFS, SMARTT_STAT_RX_EVICTED);
+	/*
+	 * For a timeout, only the waiter may start a message: its RTO
+	 * (at most SMARTT_RTO_MAX_NS) brings it back before anyone else,
+	 * the evicted peer included, takes the buffer again.
+	 */
+	ssk->rx_grace_until = now + ssk->timeout_ns;
+	ssk->rx_grace_for = ssk->rx_waiter;
+}
+
 static void smartt_timer_work(struct sock *sk)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	struct smartt_peer *p;
 	u64 now = ktime_get_ns();
 
+	smartt_rx_timeouts(sk, now);
 	list_for_each_entry(p, &ssk->peers, node) {
 		smartt_rel_timer(sk, p, now);
 		if (list_empty(&p->tx_msgs)) {

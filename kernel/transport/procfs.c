@@ -40,14 +40,14 @@ static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk)
 			seq_printf(seq, "%pI4", &p->addr.v4);
 		else
 			seq_printf(seq, "%pI6c", &p->addr.v6);
-		seq_printf(seq, " %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %u %u %llu %llu\n",
+		seq_printf(seq, " %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %u %u %llu %llu %llu\n",
 			   p->port, cc, p->mss, p->cwnd, p->in_flight,
 			   div_u64(p->srtt_ns, NSEC_PER_USEC),
 			   div_u64(p->rttvar_ns, NSEC_PER_USEC),
 			   div_u64(p->rto_ns, NSEC_PER_USEC),
 			   p->snd_una, p->snd_nxt, p->rcv_nxt,
 			   smartt_proc_count(&p->tx_msgs), smartt_proc_count(&p->rx_msgs),
-			   p->retransmits, p->rtos);
+			   p->retransmits, p->rtos, p->rx_charge);
 	}
 out:
 	release_sock(sk);
@@ -91,7 +91,7 @@ static int smartt_peers_show(struct seq_file *seq, void *v)
 	struct smartt_net *sn = smartt_net(seq_file_single_net(seq));
 	unsigned int b;
 
-	seq_puts(seq, "port peer peer_port cc mss cwnd in_flight srtt_us rttvar_us rto_us snd_una snd_nxt rcv_nxt tx_msgs rx_msgs retransmits rtos\n");
+	seq_puts(seq, "port peer peer_port cc mss cwnd in_flight srtt_us rttvar_us rto_us snd_una snd_nxt rcv_nxt tx_msgs rx_msgs retransmits rtos rx_charge\n");
 	for (b = 0; b < ARRAY_SIZE(sn->bind); b++) {
 		int after = -1;
 		struct sock *sk;

@@ -175,6 +175,17 @@ static const struct {
 	SMARTT_STAT(PATH_UNFREEZES, "path_unfreezes", "REPS freezes ended"),
 	SMARTT_STAT(PATH_ECN_NOOP, "path_ecn_noop",
 		    "ECN with RTT under target: path changed, window kept"),
+	SMARTT_STAT(DROP_MEM, "drop_mem",
+		    "DATA dropped at the protocol's memory limit (net.smartt.transport_mem)"),
+	SMARTT_STAT(DROP_SEG_CHARGE, "drop_seg_charge",
+		    "new messages refused: segments too small for their length (EMSGSIZE sent)"),
+	SMARTT_STAT(RX_COPIED, "rx_segs_copied",
+		    "segments copied into a smaller skb before being charged"),
+	SMARTT_STAT(RX_EXPIRED, "rx_msgs_expired",
+		    "partial messages freed: no new segment for SMARTT_TIMEOUT_MS"),
+	SMARTT_STAT(RX_EVICTED, "rx_msgs_evicted",
+		    "partial messages freed: largest holder while another peer waited"),
+	SMARTT_STAT(ERR_NOBUFS, "err_nobufs", "peers failed: ENOBUFS (evicted at the receiver)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)
@@ -191,6 +202,8 @@ static int smartt_stats_show(struct seq_file *seq, void *v)
 		seq_printf(seq, "%s %llu %s\n", smartt_stat_names[i].name, sum,
 			   smartt_stat_names[i].desc);
 	}
+	seq_printf(seq, "mem_pages %ld %s\n", smartt_mem_pages(),
+		   "receive memory charged to the protocol, every netns (pages)");
 	return 0;
 }
 
@@ -376,8 +389,8 @@ static struct pernet_operations smartt_net_ops = {
 /**
  * smartt_transport_register() - make the transport available
  *
- * Per-netns state first (a socket needs its netns's UDP port), then the
- * socket types.
+ * The protocol's memory limits first, per-netns state next (a socket needs
+ * its netns's UDP port), then the socket types.
  *
  * Return: 0 or a negative errno (nothing stays registered).
  */
@@ -386,12 +399,20 @@ int smartt_transport_register(void)
 	int err;
 
 	smartt_wire_checks();
-	err = register_pernet_subsys(&smartt_net_ops);
+	err = smartt_mem_init();
 	if (err)
 		return err;
+	err = register_pernet_subsys(&smartt_net_ops);
+	if (err)
+		goto fail_mem;
 	err = smartt_sock_register();
 	if (err)
-		unregister_pernet_subsys(&smartt_net_ops);
+		goto fail_pernet;
+	return 0;
+fail_pernet:
+	unregister_pernet_subsys(&smartt_net_ops);
+fail_mem:
+	smartt_mem_exit();
 	return err;
 }
 
@@ -405,4 +426,5 @@ void smartt_transport_unregister(void)
 {
 	smartt_sock_unregister();
 	unregister_pernet_subsys(&smartt_net_ops);
+	smartt_mem_exit();
 }

@@ -378,8 +378,8 @@ u64 smartt_idle_ns(const struct smartt_sock *ssk)
  * where its packets say (&struct smartt_data_ext.snd_una): every message
  * it had started was delivered whole, so nothing can be lost.  A half
  * reassembled message keeps its peer (its sender may only be slow or cut
- * off for a while); the receive buffer bounds what such messages hold, and
- * a sender that restarts (new epoch) frees them.
+ * off for a while) until the message expires (smartt_rx_timeouts()) or
+ * its sender restarts (new epoch).
  */
 void smartt_peers_gc(struct sock *sk, u64 now)
 {
@@ -576,6 +576,23 @@ static int smartt_recv_error(struct sock *sk, struct msghdr *msg)
 	return 0;
 }
 
+/*
+ * Free a received message.  Its charge goes back to the socket's forward
+ * allocation, which the receive path changes under the socket lock: so
+ * does this (the destructor runs there, the memory is freed after).
+ */
+static void smartt_free_datagram(struct sock *sk, struct sk_buff *skb)
+{
+	bool slow;
+
+	if (!skb_unref(skb))
+		return;
+	slow = lock_sock_fast(sk);
+	skb_orphan(skb);
+	unlock_sock_fast(sk, slow);
+	consume_skb(skb);
+}
+
 static int smartt_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 			  int flags, int *addr_len)
 {
@@ -622,7 +639,7 @@ static int smartt_recvmsg(struct sock *sk, struct msghdr *msg, size_t len,
 	}
 	err = (flags & MSG_TRUNC) ? skb->len : copied;
 out:
-	skb_free_datagram(sk, skb);
+	smartt_free_datagram(sk, skb);
 	return err;
 }
 
@@ -957,6 +974,10 @@ struct proto smartt_prot = {
 	.hash = smartt_hash,
 	.unhash = smartt_unhash,
 	.no_autobind = true,
+	.memory_allocated = &smartt_memory_allocated,
+	.per_cpu_fw_alloc = &smartt_memory_per_cpu_fw_alloc,
+	.sysctl_mem = smartt_sysctl_mem,
+	.sysctl_rmem = &smartt_sysctl_rmem_min,
 	.obj_size = sizeof(struct smartt_sock),
 };
 
@@ -974,6 +995,10 @@ struct proto smartt_prot6 = {
 	.hash = smartt_hash,
 	.unhash = smartt_unhash,
 	.no_autobind = true,
+	.memory_allocated = &smartt_memory_allocated,
+	.per_cpu_fw_alloc = &smartt_memory_per_cpu_fw_alloc,
+	.sysctl_mem = smartt_sysctl_mem,
+	.sysctl_rmem = &smartt_sysctl_rmem_min,
 	.obj_size = sizeof(struct smartt_sock),
 #ifdef SMARTT_HAVE_IPV6_PINFO_OFFSET
 	.ipv6_pinfo_offset = offsetof(struct smartt_sock, inet6),

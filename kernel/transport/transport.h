@@ -147,6 +147,10 @@ struct smartt_tx_msg {
  * @segs: received segments, keyed by offset (skb->rbnode)
  * @head: the skb that will carry the message (allocated on admission, so
  *	that a complete message never fails to be delivered)
+ * @charge: the reservation made on admission, smartt_rx_msg_charge()
+ * @reserve: the part of @charge not yet used by a segment
+ * @last_ns: when the message was admitted or last got a new segment; the
+ *	peer's list is in this order, oldest first
  */
 struct smartt_rx_msg {
 	struct list_head node;
@@ -156,6 +160,9 @@ struct smartt_rx_msg {
 	u32 seg_size;
 	u64 received;
 	struct rb_root segs;
+	u64 charge;
+	u64 reserve;
+	u64 last_ns;
 };
 
 /**
@@ -191,8 +198,8 @@ struct smartt_rx_msg {
  * @rx_bitmap: received PSNs in [rcv_nxt, rcv_nxt + SMARTT_WIN), index
  *	psn % SMARTT_WIN
  * @rcv_bytes: payload bytes accepted from @rx_epoch
- * @rx_msgs: messages being reassembled
- * @rx_reserved: bytes still missing of the messages being reassembled
+ * @rx_msgs: messages being reassembled, least recently progressed first
+ * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
  * @rel: reliability state (reliab.c)
@@ -228,7 +235,7 @@ struct smartt_peer {
 	DECLARE_BITMAP(rx_bitmap, SMARTT_WIN);
 	u64 rcv_bytes;
 	struct list_head rx_msgs;
-	u64 rx_reserved;
+	u64 rx_charge;
 	struct smartt_state ss;
 	struct strack_state st;
 	struct smartt_rel rel;
@@ -253,7 +260,16 @@ struct smartt_peer {
  * @tp: STrack core parameters (cc_algo SMARTT_CCA_STRACK, else NULL)
  * @lb: path selector (SMARTT_LB) and its knobs, for new peers
  * @tx_queued: bytes of messages queued and not yet acknowledged
- * @rx_reserved: sum of the peers' rx_reserved
+ * @rx_reserved: the peers' messages' reservations not yet used
+ *	(&struct smartt_rx_msg.reserve), bytes
+ * @rx_missing: payload bytes still missing of the messages being
+ *	reassembled
+ * @rx_wait_since: when a new message was first refused for want of
+ *	receive buffer while others were being reassembled (ns, 0: none)
+ * @rx_waiter: the peer refused then (a token, never dereferenced)
+ * @rx_grace_until: after an eviction, until when only @rx_grace_for may
+ *	start a new message (ns, 0: no grace)
+ * @rx_grace_for: the waiter the eviction was for (a token, as @rx_waiter)
  * @timer: retransmission / timeout timer
  * @inet6: IPv6 state (must be last, see inet6_sk_generic())
  */
@@ -276,6 +292,11 @@ struct smartt_sock {
 	struct smartt_lb_knobs lb;
 	u64 tx_queued;
 	u64 rx_reserved;
+	u64 rx_missing;
+	u64 rx_wait_since;
+	const void *rx_waiter;
+	u64 rx_grace_until;
+	const void *rx_grace_for;
 	struct timer_list timer;
 	struct ipv6_pinfo inet6;
 };
@@ -373,6 +394,12 @@ enum smartt_stat {
 	SMARTT_STAT_PATH_FREEZES,
 	SMARTT_STAT_PATH_UNFREEZES,
 	SMARTT_STAT_PATH_ECN_NOOP,
+	SMARTT_STAT_DROP_MEM,
+	SMARTT_STAT_DROP_SEG_CHARGE,
+	SMARTT_STAT_RX_COPIED,
+	SMARTT_STAT_RX_EXPIRED,
+	SMARTT_STAT_RX_EVICTED,
+	SMARTT_STAT_ERR_NOBUFS,
 	SMARTT_STAT_COUNT,
 };
 
@@ -442,6 +469,25 @@ static inline void smartt_stat_inc(const struct net *net, enum smartt_stat s)
 
 extern unsigned short smartt_udp_port;
 
+/* mem.c: receive memory accounting */
+extern atomic_long_t smartt_memory_allocated;
+DECLARE_PER_CPU(int, smartt_memory_per_cpu_fw_alloc);
+extern long smartt_sysctl_mem[3];
+extern int smartt_sysctl_rmem_min;
+/*
+ * A new message whose reservation exceeds both SO_RCVBUF and this many
+ * times its length (segments far smaller than an MTU) is refused.
+ */
+#define SMARTT_RX_CHARGE_RATIO	3
+u32 smartt_rx_seg_charge(u32 len);
+u32 smartt_rx_head_charge(void);
+u64 smartt_rx_msg_charge(u64 len, u32 seg);
+bool smartt_rx_charge(struct sock *sk, struct sk_buff *skb, u32 extra);
+bool smartt_rx_mem_room(u64 bytes);
+long smartt_mem_pages(void);
+int smartt_mem_init(void);
+void smartt_mem_exit(void);
+
 /* proto.c */
 struct sock *smartt_lookup(struct net *net, u16 port);
 int smartt_udp_get(struct net *net);
@@ -483,6 +529,8 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
 		       const struct smartt_data_ext *dx, u32 code);
 bool smartt_skb_not_unicast(const struct sk_buff *skb);
+void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
+			    u32 code);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 void smartt_timer_fn(struct timer_list *t);
 void smartt_timer_arm(struct sock *sk);

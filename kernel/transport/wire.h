@@ -102,10 +102,17 @@ struct smartt_probe_ext {
  * enum smartt_err_code - &struct smartt_ctrl_ext.code
  * @SMARTT_ERR_PORT_UNREACH: no socket is bound to the destination port
  * @SMARTT_ERR_MSG_SIZE: the message is larger than the receiver accepts
+ *	(SMARTT_MSG_MAX), or its segments too small for its length
+ * @SMARTT_ERR_EXPIRED: the receiver freed the partial message: no new
+ *	segment came for its SMARTT_TIMEOUT_MS
+ * @SMARTT_ERR_NOBUFS: the receiver freed the partial message: its sender
+ *	held the most of the receive buffer while another waited too long
  */
 enum smartt_err_code {
 	SMARTT_ERR_PORT_UNREACH	= 1,
 	SMARTT_ERR_MSG_SIZE	= 2,
+	SMARTT_ERR_EXPIRED	= 3,
+	SMARTT_ERR_NOBUFS	= 4,
 };
 
 /**

@@ -217,8 +217,12 @@ struct smartt_hdr {
  * @msg_len: length of the message, bytes.
  * @status: 0 when the peer acknowledged every byte, otherwise a negative
  *	errno: -ECONNREFUSED (no socket on the destination port), -ETIMEDOUT
- *	(the peer acknowledged nothing for %SMARTT_TIMEOUT_MS), -EMSGSIZE (the
- *	receiver's %SMARTT_MSG_MAX is smaller), -ECONNRESET (socket closed).
+ *	(the peer acknowledged nothing for %SMARTT_TIMEOUT_MS, or the receiver
+ *	freed the message after getting nothing of it for its own
+ *	%SMARTT_TIMEOUT_MS), -EMSGSIZE (the receiver's %SMARTT_MSG_MAX is
+ *	smaller, or the segments too small for the length), -ENOBUFS (the
+ *	receiver freed the message: its sender held the most of the receive
+ *	buffer while another waited), -ECONNRESET (socket closed).
  * @reserved: zero.
  * @fct_ns: flow completion time: from sendmsg() to the last
  *	acknowledgment (or to the failure), nanoseconds.

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The receive memory of the transport, attacked and used, for
+ * selftests/smartt_transport_mem.sh.
+ *
+ *   smartt_mem_test partial 4|6 SRC DST DPORT MSG_LEN SEG COUNT GAP_MS SECS
+ *	from a plain UDP socket bound to the transport's UDP port on SRC
+ *	(transport port 9, an epoch of its own): DATA for message 1 of MSG_LEN bytes in
+ *	SEG-byte segments to DST's transport port DPORT, segments 0 to
+ *	COUNT - 1 (PSN = segment index), one every GAP_MS ms, never the last
+ *	one unless COUNT covers it; then listens until SECS have passed
+ *	since the start.  Prints "err CODE" for each error packet that comes
+ *	back (as it comes), "acks N" for the ACKs, and "sent N" at the end.
+ *   smartt_mem_test victim 4|6 PORT SECS TIMEOUT_MS
+ *	a transport socket bound to PORT with SMARTT_TIMEOUT_MS = TIMEOUT_MS
+ *	(and the default SO_RCVBUF); prints "bound", then "msg LEN" for each
+ *	message received whole, until SECS have passed.
+ *   smartt_mem_test send 4|6 DST PORT LEN SECS
+ *	one message of LEN bytes to DST's PORT from a transport socket, with
+ *	a completion; prints "completed STATUS MS" (STATUS 0 or -errno, MS
+ *	from send to completion), or "no completion" after SECS.
+ */
+#include <arpa/inet.h>
+#include <endian.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/smartt.h>
+
+#include "smartt_test_util.h"
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* DATA extension, as on the wire (struct smartt_data_ext). */
+struct data_ext {
+	uint16_t sport, dport;
+	uint32_t epoch;
+	uint64_t msg_id, msg_len, offset;
+	uint32_t seg, res;
+	uint64_t una, tx;
+} __attribute__((packed));
+
+/* Print what came back; returns the number of ACKs. */
+static int replies(int fd, int timeout_ms)
+{
+	unsigned char p[2048];
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int acks = 0;
+	ssize_t n;
+
+	while (poll(&pfd, 1, timeout_ms) > 0) {
+		while ((n = recv(fd, p, sizeof(p), MSG_DONTWAIT)) >= SMARTT_HDR_LEN) {
+			if (p[0] != (SMARTT_MAGIC >> 8) || p[1] != (SMARTT_MAGIC & 0xff))
+				continue;
+			if (p[3] == SMARTT_PKT_CTRL && n >= SMARTT_HDR_LEN + 16) {
+				uint32_t code;
+
+				memcpy(&code, p + SMARTT_HDR_LEN + 8, sizeof(code));
+				printf("err %u\n", ntohl(code));
+				fflush(stdout);
+			} else if (p[3] == SMARTT_PKT_ACK) {
+				acks++;
+			}
+		}
+		timeout_ms = 0;
+	}
+	return acks;
+}
+
+static int tool_partial(int fam, const char *src, const char *dst, int dport,
+			uint64_t msg_len, uint32_t seg, long count, int gap_ms, int secs)
+{
+	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct smartt_hdr h = {
+		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
+		.type = SMARTT_PKT_DATA,
+		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
+	};
+	struct data_ext x = {
+		.sport = htons(9), .dport = htons(dport),
+		/* a new epoch per run: the victim forgets the last run's PSNs */
+		.epoch = htonl(((uint32_t)getpid() << 8) | 1),
+		.msg_id = htobe64(1), .msg_len = htobe64(msg_len), .seg = htonl(seg),
+	};
+	size_t hl = SMARTT_HDR_LEN + sizeof(x);
+	struct sockaddr_storage local;
+	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
+	int big = 4 << 20, fd, acks = 0;
+	long long end = now_ms() + secs * 1000LL;
+	static unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 65536];
+	struct addrinfo *ai;
+	long sent = 0, i;
+	char port[8];
+
+	if (seg < 1 || seg > 65536 || !msg_len) {
+		fprintf(stderr, "bad segment size or length\n");
+		return 2;
+	}
+	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
+	if (!llen || getaddrinfo(dst, port, &hints, &ai)) {
+		fprintf(stderr, "bad address %s or %s\n", src, dst);
+		return 2;
+	}
+	fd = socket(fam, SOCK_DGRAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    bind(fd, (struct sockaddr *)&local, llen)) {
+		perror("UDP socket");
+		return 1;
+	}
+	memset(p, 0xa5, sizeof(p));
+	for (i = 0; i < count && (uint64_t)i * seg < msg_len; i++) {
+		uint64_t off = (uint64_t)i * seg;
+		uint32_t len = msg_len - off < seg ? msg_len - off : seg;
+		long long next;
+
+		h.psn = htobe64(i);
+		h.payload_len = htons(len);
+		x.offset = htobe64(off);
+		x.una = htobe64(0);
+		memcpy(p, &h, sizeof(h));
+		memcpy(p + sizeof(h), &x, sizeof(x));
+		if (sendto(fd, p, hl + len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)(hl + len))
+			sent++;
+		/* The whole gap, whatever comes back meanwhile. */
+		next = now_ms() + gap_ms;
+		do
+			acks += replies(fd, next > now_ms() ? next - now_ms() : 0);
+		while (now_ms() < next);
+	}
+	while (now_ms() < end)
+		acks += replies(fd, end - now_ms());
+	printf("acks %d\nsent %ld\n", acks, sent);
+	freeaddrinfo(ai);
+	close(fd);
+	return 0;
+}
+
+static int tool_victim(int fam, int port, int secs, unsigned int timeout_ms)
+{
+	static unsigned char buf[64 << 20];
+	int fd = smartt_socket(fam, port);
+	long long end = now_ms() + secs * 1000LL;
+	struct pollfd pfd = { .events = POLLIN };
+	ssize_t n;
+
+	if (fd < 0 || setsockopt(fd, SOL_SMARTT, SMARTT_TIMEOUT_MS, &timeout_ms,
+				 sizeof(timeout_ms))) {
+		perror("victim socket");
+		return 1;
+	}
+	printf("bound\n");
+	fflush(stdout);
+	pfd.fd = fd;
+	while (now_ms() < end) {
+		if (poll(&pfd, 1, end - now_ms()) != 1)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n >= 0) {
+			printf("msg %zd\n", n);
+			fflush(stdout);
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static int tool_send(int fam, const char *dst, int port, size_t len, int secs)
+{
+	struct smartt_completion c;
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, dst, port, &to);
+	int fd = smartt_socket(fam, port + 1);
+	unsigned char *buf = malloc(len);
+	long long t0;
+
+	if (fd < 0 || !tolen || !buf) {
+		perror("sender");
+		return 1;
+	}
+	fill(buf, len);
+	t0 = now_ms();
+	if (send_cookie(fd, buf, len, &to, tolen, 1, 0) != (ssize_t)len) {
+		perror("send");
+		return 1;
+	}
+	if (get_completion(fd, &c, secs * 1000)) {
+		printf("no completion\n");
+		return 1;
+	}
+	printf("completed %d %lld\n", c.status, now_ms() - t0);
+	free(buf);
+	close(fd);
+	return c.status ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int fam = argc > 2 && argv[2][0] == '6' ? AF_INET6 : AF_INET;
+
+	if (argc == 11 && !strcmp(argv[1], "partial"))
+		return tool_partial(fam, argv[3], argv[4], atoi(argv[5]),
+				    strtoull(argv[6], NULL, 0), strtoul(argv[7], NULL, 0),
+				    atol(argv[8]), atoi(argv[9]), atoi(argv[10]));
+	if (argc == 6 && !strcmp(argv[1], "victim"))
+		return tool_victim(fam, atoi(argv[3]), atoi(argv[4]), strtoul(argv[5], NULL, 0));
+	if (argc == 7 && !strcmp(argv[1], "send"))
+		return tool_send(fam, argv[3], atoi(argv[4]), strtoul(argv[5], NULL, 0),
+				 atoi(argv[6]));
+	fprintf(stderr, "usage: see the comment at the top of %s\n", __FILE__);
+	return 2;
+}

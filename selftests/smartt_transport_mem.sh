@@ -1,0 +1,215 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The memory a peer can make the transport's receive path hold, attacked
+# from a plain UDP socket (smartt_mem_test partial) in netns a against a
+# victim socket in b (SMARTT_TIMEOUT_MS 3 s, default SO_RCVBUF), while a
+# legitimate sender in c uses the same socket:
+#
+#  1. net.smartt.transport_mem: in the initial netns only, validated;
+#  2. a 64 MiB message announced in 64-byte segments is refused (its
+#     reservation, ~20 bytes held per byte, exceeds SO_RCVBUF and 3 x its
+#     length): drop_seg_charge, an EMSGSIZE error back, nothing held;
+#  3. a message larger than SO_RCVBUF is received alone (c, 1 MiB);
+#  4. a partial 1 MiB message the attacker stops sending holds at most its
+#     reservation (/proc/net/smartt_stats mem_pages, protocol-wide), and
+#     is freed after the socket's timeout: rx_msgs_expired, an EXPIRED
+#     error back, mem_pages back where it was;
+#  5. no lockout: while the attacker keeps the buffer with a partial
+#     message it feeds a segment every 0.5 s (never expiring), c's 100 KB
+#     message is refused (drop_rmem) until it has waited half a timeout;
+#     then the attacker's message is evicted (rx_msgs_evicted, a NOBUFS
+#     error back), the attacker's next segments are refused while c's
+#     retransmission gets the buffer, and c's message completes;
+#  6. at the protocol's limit (net.smartt.transport_mem lowered) new
+#     messages are refused (drop_mem) and complete once it is raised.
+# The runner checks dmesg (and the module's unload checks that nothing
+# stays charged to the protocol).
+source "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd ip modprobe awk
+
+bin=$SMARTT_TOP/build/selftests/smartt_mem_test
+[ -x "$bin" ] || skip_all "no $bin (make -C selftests)"
+modprobe smartt || skip_all "cannot load smartt"
+
+exec 3>&1
+
+a=smartt-mem-a-$$
+b=smartt-mem-b-$$
+c=smartt-mem-c-$$
+vport=4710
+victim_out=$(mktemp)
+hold=()
+mem_sysctl=/proc/sys/net/smartt/transport_mem
+mem_saved=$(cat "$mem_sysctl" 2>/dev/null)
+
+setup() {
+	veth_pair "$a" "$b" || return 1
+	netns_add "$c" || return 1
+	ip link add veth-c netns "$c" type veth peer name veth-bc netns "$b" &&
+		ip -n "$c" link set lo up &&
+		ip -n "$c" addr add 198.18.2.1/24 dev veth-c &&
+		ip -n "$b" addr add 198.18.2.2/24 dev veth-bc &&
+		ip -n "$c" link set veth-c up && ip -n "$b" link set veth-bc up || return 1
+	ip netns exec "$b" "$bin" victim 4 $vport 600 3000 >"$victim_out" 2>&1 &
+	hold+=($!)
+	wait_output "$victim_out" bound || { cat "$victim_out"; return 1; }
+	ip netns exec "$a" ping -c1 -W2 198.18.0.2 >/dev/null 2>&1
+	ip netns exec "$c" ping -c1 -W2 198.18.2.2 >/dev/null 2>&1
+	return 0
+}
+cleanup() {
+	local p
+	[ -n "$mem_saved" ] && echo "$mem_saved" >"$mem_sysctl" 2>/dev/null
+	for p in "${hold[@]}"; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	rm -f "$victim_out" "$victim_out".*
+	netns_cleanup
+}
+trap cleanup EXIT
+
+stat() { # stat NAME: a counter of b's (mem_pages is protocol-wide)
+	ip netns exec "$b" awk -v n="$1" '$1 == n { print $2 }' /proc/net/smartt_stats
+}
+msgs() { # msgs LEN: messages of LEN bytes the victim received
+	grep -c "^msg $1\$" "$victim_out"
+}
+say() { # say TEXT: to check's output and to the log
+	echo "$*"
+	echo "# $*" >&3
+}
+snap() { # snap FILE: b's counters
+	ip netns exec "$b" cat /proc/net/smartt_stats >"$1"
+}
+changed() { # changed FILE: b's counters that moved since snap FILE
+	ip netns exec "$b" cat /proc/net/smartt_stats |
+		awk 'NR == FNR { v[$1] = $2; next } $2 != v[$1] { printf "%s %+d, ", $1, $2 - v[$1] }' "$1" -
+	echo
+}
+
+setup_ok=true
+setup >/dev/null 2>&1 || setup_ok=false
+check "three netns hosts: attacker a and sender c, victim b on transport port $vport" $setup_ok
+$setup_ok || ktap_exit
+
+# 1. the protocol's limit
+mem_knob() {
+	local v
+	read -r -a v <"$mem_sysctl" || return 1
+	say "transport_mem: ${v[*]} pages"
+	[ "${#v[@]}" = 3 ] && [ "${v[0]}" -ge 1 ] && [ "${v[0]}" -le "${v[1]}" ] &&
+		[ "${v[1]}" -le "${v[2]}" ] || return 1
+	for bad in "5 3 1" "0 1 2" "x y z"; do
+		if echo "$bad" >"$mem_sysctl" 2>/dev/null; then
+			echo "accepted '$bad'"; return 1
+		fi
+	done
+	[ "$(cat "$mem_sysctl")" = "$mem_saved" ] || { echo "changed by a refused write"; return 1; }
+	if ip netns exec "$b" test -e "$mem_sysctl"; then
+		echo "visible in a child netns"; return 1
+	fi
+}
+check "net.smartt.transport_mem: initial netns only, min <= pressure <= max (EINVAL)" mem_knob
+
+# 2. tiny segments
+tiny() {
+	local d0 pages0 out d1 pages1
+	d0=$(stat drop_seg_charge)
+	pages0=$(stat mem_pages)
+	out=$(ip netns exec "$a" "$bin" partial 4 198.18.0.1 198.18.0.2 $vport \
+		$((64 << 20)) 64 200 0 2) || return 1
+	d1=$(stat drop_seg_charge)
+	pages1=$(stat mem_pages)
+	say "drop_seg_charge +$((d1 - d0)), mem_pages $pages0 -> $pages1," \
+		"errors back: $(grep -c '^err 2$' <<<"$out") EMSGSIZE"
+	[ $((d1 - d0)) -eq 200 ] && grep -q '^err 2$' <<<"$out" && [ "$pages1" -le $((pages0 + 2)) ]
+}
+check "64 MiB in 64-byte segments: refused (drop_seg_charge), EMSGSIZE back, nothing held" tiny
+
+# 3. a message larger than SO_RCVBUF, alone
+big() {
+	local out
+	snap "$victim_out.s"
+	out=$(ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport $((1 << 20)) 20)
+	say "1 MiB from c: $out; b: $(changed "$victim_out.s")"
+	sleep 0.5
+	[ "$(msgs $((1 << 20)))" -ge 1 ]
+}
+check "a 1 MiB message (over SO_RCVBUF) is received alone" big
+
+# 4. a partial message, abandoned
+expire() {
+	local e0 pages0 out_f=$victim_out.a pid peak=0 p i e1 pages1 bound
+	e0=$(stat rx_msgs_expired)
+	pages0=$(stat mem_pages)
+	# 200 of 256 segments of 4 KiB, then silence; listen 12 s.
+	ip netns exec "$a" "$bin" partial 4 198.18.0.1 198.18.0.2 $vport \
+		$((1 << 20)) 4096 200 0 12 >"$out_f" 2>&1 &
+	pid=$!
+	for i in $(seq 20); do
+		p=$(stat mem_pages)
+		[ "$p" -gt "$peak" ] && peak=$p
+		sleep 0.25
+	done
+	wait $pid
+	e1=$(stat rx_msgs_expired)
+	pages1=$(stat mem_pages)
+	# 256 segments x (256 + 8192) bytes, the head, the forward allocation
+	bound=$(( (256 * 8448 + 2048) / 4096 + 4 ))
+	say "mem_pages $pages0 -> peak $peak (bound $bound) -> $pages1;" \
+		"rx_msgs_expired +$((e1 - e0)); back: $(grep -c '^err 3$' "$out_f") EXPIRED," \
+		"$(sed -n 's/^acks //p' "$out_f") ACKs"
+	[ "$peak" -gt $((pages0 + 10)) ] && [ "$peak" -le $((pages0 + bound)) ] &&
+		[ $((e1 - e0)) -eq 1 ] && grep -q '^err 3$' "$out_f" &&
+		[ "$pages1" -le $((pages0 + 2)) ]
+}
+check "an abandoned partial message: held within its reservation, freed after the timeout (EXPIRED back)" expire
+
+# 5. no lockout
+lockout() {
+	local v0 r0 out_f=$victim_out.l pid out v1 r1
+	v0=$(stat rx_msgs_evicted)
+	r0=$(stat drop_rmem)
+	# One 4 KiB segment every 0.5 s: the message never expires.
+	ip netns exec "$a" "$bin" partial 4 198.18.0.1 198.18.0.2 $vport \
+		$((1 << 20)) 4096 250 500 25 >"$out_f" 2>&1 &
+	pid=$!
+	sleep 2
+	ip netns exec "$b" cat /proc/net/smartt_peers | sed 's/^/peers before: /'
+	snap "$victim_out.s"
+	out=$(ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport 100000 20)
+	v1=$(stat rx_msgs_evicted)
+	r1=$(stat drop_rmem)
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	say "c's 100 KB: $out; drop_rmem +$((r1 - r0)); rx_msgs_evicted +$((v1 - v0));" \
+		"back to a: $(grep -c '^err 4$' "$out_f") NOBUFS, $(sed -n 's/^acks //p' "$out_f") ACKs;" \
+		"b: $(changed "$victim_out.s")"
+	sleep 0.5
+	[[ $out == "completed 0 "* ]] && [ "$(msgs 100000)" -ge 1 ] &&
+		[ $((r1 - r0)) -ge 1 ] && [ $((v1 - v0)) -ge 1 ] && grep -q '^err 4$' "$out_f"
+}
+check "a trickling peer holding the buffer is evicted after a timeout; the waiting message completes" lockout
+
+# 6. the protocol's limit reached
+limit() {
+	local d0 out_f=$victim_out.m pid d1 out
+	d0=$(stat drop_mem)
+	echo "4 8 16" >"$mem_sysctl" || return 1
+	ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport 100000 20 >"$out_f" 2>&1 &
+	pid=$!
+	sleep 2
+	d1=$(stat drop_mem)
+	echo "$mem_saved" >"$mem_sysctl"
+	wait $pid
+	out=$(cat "$out_f")
+	say "transport_mem 4 8 16: drop_mem +$((d1 - d0)); raised again: $out"
+	[ $((d1 - d0)) -ge 1 ] && [[ $out == "completed 0 "* ]]
+}
+check "at the protocol's limit (transport_mem) new messages wait (drop_mem), then complete" limit
+
+ktap_exit
