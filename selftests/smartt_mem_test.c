@@ -11,6 +11,12 @@
  *	one unless COUNT covers it; then listens until SECS have passed
  *	since the start.  Prints "err CODE" for each error packet that comes
  *	back (as it comes), "acks N" for the ACKs, and "sent N" at the end.
+ *   smartt_mem_test peers 4|6 SRC DST DPORT COUNT
+ *	from a plain UDP socket bound to the transport's UDP port on SRC:
+ *	one whole 64-byte message to DST's transport port DPORT from each of
+ *	COUNT transport ports (1024 on, an epoch each), as COUNT peers would
+ *	send; prints "acks N" (the ACKs that came back within a second of
+ *	the last one) and "sent N".
  *   smartt_mem_test victim 4|6 PORT SECS TIMEOUT_MS
  *	a transport socket bound to PORT with SMARTT_TIMEOUT_MS = TIMEOUT_MS
  *	(and the default SO_RCVBUF); prints "bound", then "msg LEN" for each
@@ -151,6 +157,62 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	return 0;
 }
 
+static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
+{
+	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
+				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct smartt_hdr h = {
+		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
+		.type = SMARTT_PKT_DATA,
+		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
+		.payload_len = htons(64),
+	};
+	struct data_ext x = {
+		.dport = htons(dport), .msg_id = htobe64(1), .msg_len = htobe64(64),
+		.seg = htonl(64),
+	};
+	unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 64];
+	struct sockaddr_storage local;
+	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
+	int big = 4 << 20, fd, acks = 0;
+	struct addrinfo *ai;
+	long sent = 0, i;
+	char port[8];
+
+	if (count < 1 || count > 64511) {
+		fprintf(stderr, "COUNT: 1 to 64511\n");
+		return 2;
+	}
+	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
+	if (!llen || getaddrinfo(dst, port, &hints, &ai)) {
+		fprintf(stderr, "bad address %s or %s\n", src, dst);
+		return 2;
+	}
+	fd = socket(fam, SOCK_DGRAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    bind(fd, (struct sockaddr *)&local, llen)) {
+		perror("UDP socket");
+		return 1;
+	}
+	memset(p, 0x5a, sizeof(p));
+	memcpy(p, &h, sizeof(h));
+	for (i = 0; i < count; i++) {
+		x.sport = htons(1024 + i);
+		x.epoch = htonl(((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
+		memcpy(p + sizeof(h), &x, sizeof(x));
+		if (sendto(fd, p, sizeof(p), 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)sizeof(p))
+			sent++;
+		/* a breath now and then: the flood must reach the socket, not the qdisc's limit */
+		if (i % 64 == 63)
+			acks += replies(fd, 1);
+	}
+	acks += replies(fd, 1000);
+	printf("acks %d\nsent %ld\n", acks, sent);
+	freeaddrinfo(ai);
+	close(fd);
+	return 0;
+}
+
 static int tool_victim(int fam, int port, int secs, unsigned int timeout_ms)
 {
 	static unsigned char buf[64 << 20];
@@ -217,6 +279,8 @@ int main(int argc, char **argv)
 		return tool_partial(fam, argv[3], argv[4], atoi(argv[5]),
 				    strtoull(argv[6], NULL, 0), strtoul(argv[7], NULL, 0),
 				    atol(argv[8]), atoi(argv[9]), atoi(argv[10]));
+	if (argc == 7 && !strcmp(argv[1], "peers"))
+		return tool_peers(fam, argv[3], argv[4], atoi(argv[5]), atol(argv[6]));
 	if (argc == 6 && !strcmp(argv[1], "victim"))
 		return tool_victim(fam, atoi(argv[3]), atoi(argv[4]), strtoul(argv[5], NULL, 0));
 	if (argc == 7 && !strcmp(argv[1], "send"))

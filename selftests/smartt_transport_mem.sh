@@ -22,7 +22,13 @@
 #     error back), the attacker's next segments are refused while c's
 #     retransmission gets the buffer, and c's message completes;
 #  6. at the protocol's limit (net.smartt.transport_mem lowered) new
-#     messages are refused (drop_mem) and complete once it is raised.
+#     messages are refused (drop_mem) and complete once it is raised;
+#  7. 2000 peers claimed by one sender (a transport port each): the socket
+#     keeps SMARTT_MAX_PEERS (1024) of them, counts the rest drop_peers,
+#     and holds no transmit state for them (slab and per-CPU memory grow
+#     by under 3 KiB a peer, where a window and a path selector would be
+#     24 KiB more); once they have been idle four timeouts they are reclaimed,
+#     and c's next message completes.
 # The runner checks dmesg (and the module's unload checks that nothing
 # stays charged to the protocol).
 source "$(dirname "$0")/lib.sh"
@@ -211,5 +217,44 @@ limit() {
 	[ $((d1 - d0)) -ge 1 ] && [[ $out == "completed 0 "* ]]
 }
 check "at the protocol's limit (transport_mem) new messages wait (drop_mem), then complete" limit
+
+# 7. a flood of peers
+kmem() { # kmem: slab and per-CPU memory, KiB
+	awk '$1 == "Slab:" || $1 == "Percpu:" { s += $2 } END { print s }' /proc/meminfo
+}
+vpeers() { # vpeers: the victim socket's peers
+	ip netns exec "$b" awk -v p=$vport '$1 == p' /proc/net/smartt_peers | wc -l
+}
+idle_out() { # idle_out: wait (30 s at most) until the victim has no peer
+	local i
+	for i in $(seq 60); do
+		[ "$(vpeers)" -eq 0 ] && return 0
+		sleep 0.5
+	done
+	return 1
+}
+peer_flood() {
+	local d0 m0 out n d1 m1 grown left
+	# the earlier cases' peers reclaimed first: the flood's fill the table
+	idle_out || { echo "the earlier peers did not idle out"; return 1; }
+	d0=$(stat drop_peers)
+	m0=$(kmem)
+	out=$(ip netns exec "$a" "$bin" peers 4 198.18.0.1 198.18.0.2 $vport 2000) || return 1
+	n=$(vpeers)
+	d1=$(stat drop_peers)
+	m1=$(kmem)
+	grown=$((m1 - m0))
+	say "2000 peers claimed: $(tr '\n' ' ' <<<"$out"); the socket's peers $n," \
+		"drop_peers +$((d1 - d0)); slab + per-CPU $m0 -> $m1 KiB (+$grown," \
+		"bound $((1024 * 3)))"
+	[ "$n" -eq 1024 ] && [ $((d1 - d0)) -ge 1 ] && [ "$grown" -lt $((1024 * 3)) ] || return 1
+	# idle 4 x 3 s, then the socket's timer reclaims them
+	idle_out
+	left=$(vpeers)
+	out=$(ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport 10000 20)
+	say "peers left: $left; then c's 10 KB: $out"
+	[ "$left" -eq 0 ] && [[ $out == "completed 0 "* ]]
+}
+check "2000 peers claimed: 1024 kept (drop_peers) without transmit state, reclaimed when idle" peer_flood
 
 ktap_exit

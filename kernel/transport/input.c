@@ -235,6 +235,8 @@ static struct smartt_rx_msg *smartt_rx_msg_new(struct sock *sk, struct smartt_pe
 	peer->rx_charge += need;
 	ssk->rx_reserved += m->reserve;
 	ssk->rx_missing += len;
+	/* its expiry (smartt_rx_timeouts()) */
+	smartt_timer_arm_at(sk, now + ssk->timeout_ns);
 	return m;
 }
 
@@ -338,7 +340,6 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
 	now = ktime_get_ns();
 	peer->last_active = now;
-	smartt_timer_arm(sk);
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
 	else if (una > peer->rcv_nxt)
@@ -387,7 +388,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 			    !ssk->rx_wait_since) {
 				ssk->rx_wait_since = now;
 				ssk->rx_waiter = peer;
-				smartt_timer_arm(sk);
+				smartt_timer_arm_at(sk, now + ssk->timeout_ns / 2);
 			}
 			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
 					   SMARTT_STAT_DROP_RMEM : SMARTT_STAT_DROP_MEM, false);
@@ -447,16 +448,8 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 static struct smartt_peer *smartt_peer_of(struct sock *sk, const struct sk_buff *skb)
 {
 	const struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
-	struct smartt_peer *p;
 
-	list_for_each_entry(p, &smartt_sk(sk)->peers, node) {
-		if (p->port != cb->sport || p->family != cb->family)
-			continue;
-		if (p->family == AF_INET ? p->addr.v4 == cb->saddr.v4 :
-		    ipv6_addr_equal(&p->addr.v6, &cb->saddr.v6))
-			return p;
-	}
-	return NULL;
+	return smartt_peer_lookup(sk, cb->family, &cb->saddr, cb->sport);
 }
 
 /* A PSN was acknowledged; false if it already was.  Adds its bytes. */
@@ -522,6 +515,9 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	peer = smartt_peer_of(sk, skb);
 	if (!peer)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_PEER, false);
+	/* Nothing was ever sent to it: no window to acknowledge. */
+	if (!peer->win)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
 	if (ntohl(a->x.epoch) != peer->tx_epoch)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
 	cum = be64_to_cpu(a->cum_psn);

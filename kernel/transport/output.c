@@ -331,6 +331,8 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 	struct smartt_txseg *s;
 	u64 psn;
 
+	if (!peer->win)
+		return;
 	for (psn = peer->snd_una; peer->lost && psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->state != SMARTT_SEG_LOST)
@@ -366,7 +368,8 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 	}
 	if (!list_empty(&peer->tx_msgs) && !peer->rto_at) {
 		peer->rto_at = now + peer->rto_ns;
-		smartt_timer_arm(sk);
+		smartt_timer_arm_at(sk, min(peer->rto_at,
+					    peer->last_progress + smartt_sk(sk)->timeout_ns));
 	}
 	smartt_rel_sent(sk, peer, now);
 }
@@ -640,6 +643,8 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 	struct smartt_txseg *s;
 	u64 psn;
 
+	if (!peer->win)
+		return;
 	smartt_path_on_rto(sk, peer, now);
 	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
@@ -661,6 +666,29 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 }
 
 /**
+ * smartt_timer_arm_at() - make the socket's timer fire by a new deadline
+ * @sk: socket (locked)
+ * @at: the deadline, ns (ktime_get_ns())
+ *
+ * O(1), for the packet paths: whoever makes a deadline (or moves one
+ * earlier) calls it, a deadline moved later needs nothing, and the timer
+ * work arms the timer for the earliest of all (smartt_timer_arm()).  The
+ * timer is never pending later than any deadline.
+ */
+void smartt_timer_arm_at(struct sock *sk, u64 at)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u64 now = ktime_get_ns();
+	unsigned long expires;
+
+	if (ssk->closing)
+		return;
+	expires = jiffies + 1 + (at > now ? nsecs_to_jiffies(at - now) : 0);
+	if (!timer_pending(&ssk->timer) || time_before(expires, ssk->timer.expires))
+		sk_reset_timer(sk, &ssk->timer, expires);
+}
+
+/**
  * smartt_timer_arm() - arm the socket's timer for its earliest deadline
  * @sk: socket (locked)
  *
@@ -668,14 +696,15 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
  * end of its timeout (no progress for %SMARTT_TIMEOUT_MS); of a peer
  * without, the end of its idle time (smartt_idle_ns()); of a peer's
  * oldest partial message, and of a new message waiting for receive
- * buffer, the end of the timeout too (smartt_rx_timeouts()).
+ * buffer, the end of the timeout too (smartt_rx_timeouts()).  O(peers):
+ * for the timer work and socket options, not the packet paths
+ * (smartt_timer_arm_at()).
  */
 void smartt_timer_arm(struct sock *sk)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	struct smartt_peer *p;
-	u64 now = ktime_get_ns(), at = U64_MAX;
-	unsigned long expires;
+	u64 at = U64_MAX;
 
 	if (ssk->closing)
 		return;
@@ -695,11 +724,8 @@ void smartt_timer_arm(struct sock *sk)
 			at = min(at, p->rto_at);
 		at = min(at, p->last_progress + ssk->timeout_ns);
 	}
-	if (at == U64_MAX)
-		return;
-	expires = jiffies + 1 + (at > now ? nsecs_to_jiffies(at - now) : 0);
-	if (!timer_pending(&ssk->timer) || time_before(expires, ssk->timer.expires))
-		sk_reset_timer(sk, &ssk->timer, expires);
+	if (at != U64_MAX)
+		smartt_timer_arm_at(sk, at);
 }
 
 /* Free a partial message and tell its sender why. */

@@ -320,7 +320,8 @@ int smartt_path_set_lb(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	lock_sock(sk);
 	ssk->lb.kind = kind;
 	list_for_each_entry(p, &ssk->peers, node)
-		smartt_path_start(ssk, p->path);
+		if (p->path)
+			smartt_path_start(ssk, p->path);
 	release_sock(sk);
 	return 0;
 }
@@ -382,7 +383,8 @@ static struct smartt_peer *smartt_path_peer(struct sock *sk, const u8 *addr)
  * @optlen: in: at least %SMARTT_PATH_INFO_LEN_MIN; out: bytes written
  *	(the smaller of it and %SMARTT_PATH_INFO_LEN, as TCP_INFO)
  *
- * Return: 0, -EINVAL (short buffer, bad address), -ENOENT (no such peer),
+ * Return: 0, -EINVAL (short buffer, bad address), -ENOENT (no such peer,
+ * or one never sent to: it has no path state),
  * -ENOMEM, -EFAULT.
  */
 int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optlen)
@@ -404,7 +406,7 @@ int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optle
 	}
 	lock_sock(sk);
 	p = smartt_path_peer(sk, pi->addr);
-	if (p) {
+	if (p && p->path) {
 		const struct smartt_path *pa = p->path;
 
 		pi->paths = smartt_path_paths(&pa->lb.k);

@@ -204,7 +204,7 @@ void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_COALESCED);
 	if (!r->ack_due) {
 		r->ack_due = ktime_get_ns() + SMARTT_ACK_DELAY_NS;
-		smartt_timer_arm(sk);
+		smartt_timer_arm_at(sk, r->ack_due);
 	}
 }
 
@@ -317,7 +317,7 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 	if (peer->snd_una < peer->snd_nxt) {
 		r->probe_at = now + SMARTT_PROBE_RTTS * base;
 		if (!armed)
-			smartt_timer_arm(sk);
+			smartt_timer_arm_at(sk, r->probe_at);
 	}
 }
 
@@ -338,7 +338,7 @@ void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now)
 	    !smartt_rel_strack(smartt_sk(sk)))
 		return;
 	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
-	smartt_timer_arm(sk);
+	smartt_timer_arm_at(sk, r->probe_at);
 }
 
 /**
@@ -467,7 +467,6 @@ int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb)
 		return 0;
 	}
 	peer->last_active = ktime_get_ns();
-	smartt_timer_arm(sk);
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
 	else if (una > peer->rcv_nxt)

@@ -8,6 +8,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
@@ -165,12 +166,35 @@ out:
 	return err;
 }
 
-static struct smartt_peer *smartt_peer_find(struct smartt_sock *ssk, u16 family,
-					    const union smartt_addr *a, u16 port)
+static struct hlist_head *smartt_peer_bucket(struct smartt_sock *ssk, u16 family,
+					     const union smartt_addr *a, u16 port)
 {
+	u32 h = family == AF_INET ? jhash_2words((__force u32)a->v4, port, ssk->peer_seed) :
+		jhash2((const u32 *)&a->v6, 4, ssk->peer_seed ^ port);
+
+	return &ssk->peer_hash[hash_32(h, SMARTT_PEER_HASH_BITS)];
+}
+
+/**
+ * smartt_peer_lookup() - the state of a peer, if the socket has it
+ * @sk: socket (locked)
+ * @family: AF_INET or AF_INET6
+ * @a: the peer's address
+ * @port: the peer's transport port
+ *
+ * A bucket of a hash seeded per socket: whoever picks the addresses and
+ * ports of its packets cannot aim them at one bucket, so a lookup costs
+ * about %SMARTT_MAX_PEERS >> %SMARTT_PEER_HASH_BITS comparisons at most.
+ *
+ * Return: the peer, or NULL.
+ */
+struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
+				       const union smartt_addr *a, u16 port)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
 	struct smartt_peer *p;
 
-	list_for_each_entry(p, &ssk->peers, node) {
+	hlist_for_each_entry(p, smartt_peer_bucket(ssk, family, a, port), hnode) {
 		if (p->port != port || p->family != family)
 			continue;
 		if (family == AF_INET ? p->addr.v4 == a->v4 : ipv6_addr_equal(&p->addr.v6, &a->v6))
@@ -193,7 +217,35 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	p->rel.rec_end = 0;
 	p->rel.probe_at = 0;
 	p->rel.probe_sent = 0;
-	memset(p->win, 0, SMARTT_WIN * sizeof(*p->win));
+	if (p->win)
+		memset(p->win, 0, SMARTT_WIN * sizeof(*p->win));
+}
+
+/**
+ * smartt_peer_tx_alloc() - give a peer the state for sending to it
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * The PSN window and the path selector (24 KiB of slab objects), made when
+ * a message is first queued to the peer: a peer that only sends to us, or
+ * a packet that claims to be one, never costs them.
+ *
+ * Context: process (GFP_KERNEL).
+ * Return: 0 or -ENOBUFS.
+ */
+int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
+{
+	if (peer->win)
+		return 0;
+	peer->win = kcalloc(SMARTT_WIN, sizeof(*peer->win), GFP_KERNEL_ACCOUNT);
+	if (!peer->win)
+		return -ENOBUFS;
+	if (smartt_path_init(sk, peer, GFP_KERNEL_ACCOUNT)) {
+		kfree(peer->win);
+		peer->win = NULL;
+		return -ENOBUFS;
+	}
+	return 0;
 }
 
 /**
@@ -203,6 +255,9 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
  * @a: the peer's address
  * @port: the peer's transport port
  * @gfp: allocation flags (GFP_ATOMIC in the receive path)
+ *
+ * A new peer has the state for receiving from it and for answering
+ * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
  *
  * Return: the peer, or an ERR_PTR: -ENOBUFS beyond %SMARTT_MAX_PEERS or
  * without memory, a routing error when the peer cannot be reached.
@@ -215,7 +270,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	struct smartt_peer *p;
 	int err = -ENOBUFS;
 
-	p = smartt_peer_find(ssk, family, a, port);
+	p = smartt_peer_lookup(sk, family, a, port);
 	if (p)
 		return p;
 	if (ssk->npeers >= SMARTT_MAX_PEERS)
@@ -223,17 +278,8 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
 		return ERR_PTR(-ENOBUFS);
-	p->win = kcalloc(SMARTT_WIN, sizeof(*p->win), gfp);
-	if (!p->win)
+	if (dst_cache_init(&p->dst_cache, gfp))
 		goto fail;
-	err = smartt_path_init(sk, p, gfp);
-	if (err)
-		goto fail;
-	err = dst_cache_init(&p->dst_cache, gfp);
-	if (err) {
-		err = -ENOBUFS;
-		goto fail;
-	}
 	p->family = family;
 	p->addr = *a;
 	p->port = port;
@@ -252,11 +298,12 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	}
 	smartt_cc_peer_init(ssk, p);
 	list_add_tail(&p->node, &ssk->peers);
+	hlist_add_head(&p->hnode, smartt_peer_bucket(ssk, family, a, port));
 	ssk->npeers++;
+	/* its idle time's end (smartt_peers_gc()) */
+	smartt_timer_arm_at(sk, p->last_active + smartt_idle_ns(ssk));
 	return p;
 fail:
-	smartt_path_free(p);
-	kfree(p->win);
 	kfree(p);
 	return ERR_PTR(err);
 }
@@ -348,6 +395,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	dst_cache_destroy(&peer->dst_cache);
 	smartt_path_free(peer);
 	list_del(&peer->node);
+	hlist_del(&peer->hnode);
 	smartt_sk(sk)->npeers--;
 	kfree(peer->win);
 	kfree(peer);
@@ -521,6 +569,9 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 			smartt_stat_inc(sock_net(sk), SMARTT_STAT_ERR_NOROUTE);
 		goto out;
 	}
+	err = smartt_peer_tx_alloc(sk, peer);
+	if (err)
+		goto out;
 	m = kzalloc(sizeof(*m), GFP_KERNEL);
 	if (!m) {
 		err = -ENOBUFS;
@@ -544,8 +595,10 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	m->cookie = cookie;
 	m->has_cookie = has_cookie;
 	m->start_ns = ktime_get_ns();
-	if (list_empty(&peer->tx_msgs))
+	if (list_empty(&peer->tx_msgs)) {
 		peer->last_progress = m->start_ns;
+		smartt_timer_arm_at(sk, peer->last_progress + ssk->timeout_ns);
+	}
 	peer->last_active = m->start_ns;
 	list_add_tail(&m->node, &peer->tx_msgs);
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + smartt_msg_charge(m));
@@ -672,10 +725,13 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			ssk->msg_max = val;
 		break;
 	case SMARTT_TIMEOUT_MS:
-		if (!val || val > SMARTT_TIMEOUT_MS_MAX)
+		if (!val || val > SMARTT_TIMEOUT_MS_MAX) {
 			err = -EINVAL;
-		else
+		} else {
 			ssk->timeout_ns = (u64)val * NSEC_PER_MSEC;
+			/* deadlines may have moved earlier */
+			smartt_timer_arm(sk);
+		}
 		break;
 	case SMARTT_WINDOW:
 		if (val < SMARTT_SEG_MIN || val > SMARTT_MSG_MAX_DEFAULT) {
@@ -772,7 +828,7 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 		if (err)
 			return err;
 		lock_sock(sk);
-		p = smartt_peer_find(ssk, sk->sk_family, &a, port);
+		p = smartt_peer_lookup(sk, sk->sk_family, &a, port);
 		if (p)
 			smartt_peer_info(p, &pi);
 		release_sock(sk);
@@ -808,8 +864,12 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 static int smartt_init_sock(struct sock *sk)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
+	unsigned int i;
 
 	INIT_LIST_HEAD(&ssk->peers);
+	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++)
+		INIT_HLIST_HEAD(&ssk->peer_hash[i]);
+	ssk->peer_seed = get_random_u32();
 	INIT_HLIST_NODE(&ssk->bind_node);
 	ssk->msg_max = SMARTT_MSG_MAX_DEFAULT;
 	ssk->timeout_ns = (u64)SMARTT_TIMEOUT_MS_DEFAULT * NSEC_PER_MSEC;

@@ -39,6 +39,8 @@
 #define SMARTT_WIN		SMARTT_SACK_BITS
 /* Peers per socket. */
 #define SMARTT_MAX_PEERS	1024
+/* Peer lookup: a seeded hash of address and port into this many buckets. */
+#define SMARTT_PEER_HASH_BITS	7
 /* Ports bound per netns hash into this many buckets. */
 #define SMARTT_BIND_BITS	6
 /*
@@ -168,13 +170,15 @@ struct smartt_rx_msg {
 /**
  * struct smartt_peer - per-peer state of a socket (UEC's PDC)
  * @node: in &struct smartt_sock.peers
+ * @hnode: in &struct smartt_sock.peer_hash
  * @family: AF_INET or AF_INET6
  * @addr: the peer's address
  * @port: the peer's transport port
  * @dst_cache: route to the peer
  * @saddr: the source address to use (from the route)
  * @mss: payload bytes per segment
- * @path: path selector and per-entropy counters (path.c)
+ * @path: path selector and per-entropy counters (path.c); NULL, as
+ *	@win, until a message is first queued to the peer
  * @tx_epoch: epoch of our sequence space towards the peer
  * @snd_una: lowest PSN not acknowledged
  * @snd_nxt: next PSN to use
@@ -183,7 +187,9 @@ struct smartt_rx_msg {
  * @cwnd: congestion window, bytes
  * @next_msg_id: number of the next message
  * @tx_msgs: messages being sent, oldest first
- * @win: PSN slots, index psn % SMARTT_WIN
+ * @win: PSN slots, index psn % SMARTT_WIN (NULL until a message is
+ *	first queued to the peer: a peer that only sends to us holds no
+ *	transmit state, smartt_peer_tx_alloc())
  * @srtt_ns: smoothed RTT (0: no sample yet)
  * @rttvar_ns: RTT variation
  * @rto_ns: current RTO, backoff included
@@ -206,6 +212,7 @@ struct smartt_rx_msg {
  */
 struct smartt_peer {
 	struct list_head node;
+	struct hlist_node hnode;
 	u16 family;
 	union smartt_addr addr;
 	u16 port;
@@ -249,6 +256,8 @@ struct smartt_peer {
  * @closing: close() started: no new work, no timer re-arm
  * @peers: &struct smartt_peer list
  * @npeers: entries in @peers
+ * @peer_hash: the peers again, by smartt_peer_lookup()'s hash
+ * @peer_seed: that hash's seed, random per socket
  * @msg_max: SMARTT_MSG_MAX
  * @timeout_ns: SMARTT_TIMEOUT_MS in ns
  * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
@@ -280,6 +289,8 @@ struct smartt_sock {
 	bool closing;
 	struct list_head peers;
 	u32 npeers;
+	struct hlist_head peer_hash[1 << SMARTT_PEER_HASH_BITS];
+	u32 peer_seed;
 	u32 msg_max;
 	u64 timeout_ns;
 	s8 cc;
@@ -500,6 +511,9 @@ void smartt_procfs_exit_net(struct net *net);
 /* sock.c */
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
+struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
+				       const union smartt_addr *a, u16 port);
+int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp);
 void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
@@ -534,6 +548,7 @@ void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_i
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 void smartt_timer_fn(struct timer_list *t);
 void smartt_timer_arm(struct sock *sk);
+void smartt_timer_arm_at(struct sock *sk, u64 at);
 void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
