@@ -23,6 +23,9 @@
  *	bind a plain UDP socket to PORT (is the port free?).
  *   smartt_transport_test fuzz 4|6 ADDR N SEED
  *	send N random packets to ADDR's UDP port 4793, print how many left.
+ *   smartt_transport_test mutate 4|6 ADDR DPORT N SEED
+ *	send N structure-aware packets of every type to ADDR's transport
+ *	port DPORT, print how many left.
  *
  * The content of a message of size n is byte j = (j * 131 + n * 7) & 0xff.
  */
@@ -31,6 +34,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -416,6 +420,59 @@ TEST_F(api, econnrefused)
 	EXPECT_EQ(-1, recv(tx, b, sizeof(b), 0));
 	EXPECT_EQ(ECONNREFUSED, errno);
 	close(tx);
+}
+
+/*
+ * The receiver refuses one message (larger than its SMARTT_MSG_MAX): that
+ * message fails with EMSGSIZE, the ones sent before and after it complete.
+ * In a netns of its own whose loopback delays every packet by 20 ms, so
+ * that all three are in flight when the error comes back (on a plain
+ * loopback each is answered before the next is sent).
+ */
+TEST_F(api, error_fails_one_message)
+{
+	static unsigned char buf[3000];
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4450, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4450);
+	unsigned int max = 2000;
+	struct smartt_completion c;
+	int i, status[3] = { 1, 1, 1 };
+	size_t len[3] = { 1000, sizeof(buf), 1000 };
+
+	if (tx >= 0)
+		close(tx);
+	if (rx >= 0)
+		close(rx);
+	if (unshare(CLONE_NEWNET))
+		SKIP(return, "unshare(CLONE_NEWNET): %s", strerror(errno));
+	if (system("ip link set lo up && tc qdisc add dev lo root netem delay 20ms"))
+		SKIP(return, "no netem on the loopback");
+	tx = smartt_socket(self->fam, -1);
+	rx = smartt_socket(self->fam, 4450);
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	ASSERT_EQ(0, setsockopt(rx, SOL_SMARTT, SMARTT_MSG_MAX, &max, sizeof(max)));
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ((ssize_t)len[i], send_cookie(tx, buf, len[i], &to, tolen, 100 + i, 0));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, get_completion(tx, &c, 10000));
+		ASSERT_GE(c.cookie, 100ULL);
+		ASSERT_LT(c.cookie, 103ULL);
+		status[c.cookie - 100] = c.status;
+	}
+	EXPECT_EQ(0, status[0]);
+	EXPECT_EQ(-EMSGSIZE, status[1]);
+	EXPECT_EQ(0, status[2]);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(1000, recv(rx, buf, sizeof(buf), MSG_DONTWAIT));
+	/* The sender goes on: a fourth message completes. */
+	ASSERT_EQ(1000, send_cookie(tx, buf, 1000, &to, tolen, 103, 0));
+	ASSERT_EQ(0, get_completion(tx, &c, 10000));
+	EXPECT_EQ(103ULL, c.cookie);
+	EXPECT_EQ(0, c.status);
+	close(tx);
+	close(rx);
 }
 
 TEST_F(api, etimedout_eagain)

@@ -618,6 +618,7 @@ static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	struct smartt_peer *peer;
 	u32 code = ntohl(c->code);
+	enum smartt_stat why;
 	int err;
 
 	peer = smartt_peer_of(sk, skb);
@@ -628,27 +629,34 @@ static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
 	switch (code) {
 	case SMARTT_ERR_PORT_UNREACH:
 		err = -ECONNREFUSED;
-		smartt_stat_inc(net, SMARTT_STAT_ERR_CONNREFUSED);
+		why = SMARTT_STAT_ERR_CONNREFUSED;
 		break;
 	case SMARTT_ERR_MSG_SIZE:
 		err = -EMSGSIZE;
-		smartt_stat_inc(net, SMARTT_STAT_ERR_MSGSIZE);
+		why = SMARTT_STAT_ERR_MSGSIZE;
 		break;
 	case SMARTT_ERR_EXPIRED:
 		err = -ETIMEDOUT;
-		smartt_stat_inc(net, SMARTT_STAT_ERR_TIMEDOUT);
+		why = SMARTT_STAT_ERR_TIMEDOUT;
 		break;
 	case SMARTT_ERR_NOBUFS:
 		err = -ENOBUFS;
-		smartt_stat_inc(net, SMARTT_STAT_ERR_NOBUFS);
+		why = SMARTT_STAT_ERR_NOBUFS;
 		break;
 	default:
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
 	}
+	if (code == SMARTT_ERR_PORT_UNREACH) {
+		/* the peer's socket is gone: every message, a new epoch */
+		if (!list_empty(&peer->tx_msgs))
+			smartt_peer_fail(sk, peer, err);
+	} else if (!smartt_msg_fail(sk, peer, be64_to_cpu(c->msg_id), err)) {
+		/* the others are about one message: it alone fails */
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_CTRL_STALE, false);
+	}
+	smartt_stat_inc(net, why);
 	smartt_stat_inc(net, SMARTT_STAT_RX_ERRORS);
 	kfree_skb(skb);
-	if (!list_empty(&peer->tx_msgs))
-		smartt_peer_fail(sk, peer, err);
 	return 0;
 }
 

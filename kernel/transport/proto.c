@@ -140,8 +140,8 @@ static const struct {
 	SMARTT_STAT(DROP_NOT_UNICAST, "drop_not_unicast",
 		    "packet not for this host alone: to or from multicast/broadcast, or overheard"),
 	SMARTT_STAT(ERR_CONNREFUSED, "err_connrefused", "peers failed: ECONNREFUSED"),
-	SMARTT_STAT(ERR_TIMEDOUT, "err_timedout", "peers failed: ETIMEDOUT"),
-	SMARTT_STAT(ERR_MSGSIZE, "err_msgsize", "peers failed: EMSGSIZE at the receiver"),
+	SMARTT_STAT(ERR_TIMEDOUT, "err_timedout", "peers (no progress) or messages (expired at the receiver) failed: ETIMEDOUT"),
+	SMARTT_STAT(ERR_MSGSIZE, "err_msgsize", "messages failed: EMSGSIZE at the receiver"),
 	SMARTT_STAT(ERR_NOROUTE, "err_noroute", "sends failed: no route"),
 	SMARTT_STAT(COMPLETIONS, "completions", "completions queued on error queues"),
 	SMARTT_STAT(COMPLETIONS_DROPPED, "completions_dropped",
@@ -185,7 +185,9 @@ static const struct {
 		    "partial messages freed: no new segment for SMARTT_TIMEOUT_MS"),
 	SMARTT_STAT(RX_EVICTED, "rx_msgs_evicted",
 		    "partial messages freed: largest holder while another peer waited"),
-	SMARTT_STAT(ERR_NOBUFS, "err_nobufs", "peers failed: ENOBUFS (evicted at the receiver)"),
+	SMARTT_STAT(ERR_NOBUFS, "err_nobufs", "messages failed: ENOBUFS (evicted at the receiver)"),
+	SMARTT_STAT(DROP_CTRL_STALE, "drop_ctrl_stale",
+		    "error for a message no longer being sent (completed or failed)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

@@ -383,6 +383,55 @@ void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err)
 	smartt_write_space(sk);
 }
 
+/**
+ * smartt_msg_fail() - fail one message to a peer, the others going on
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @id: the message's number (&struct smartt_ctrl_ext.msg_id)
+ * @err: negative errno reported for it
+ *
+ * For an error the receiver gives about one message (too large, expired,
+ * evicted).  Its segments leave the window as if acknowledged, without
+ * counting as delivered: snd_una passes them, and the receiver skips the
+ * hole when the next DATA tells it snd_una.  O(%SMARTT_WIN).
+ *
+ * Return: false if no message @id is being sent (it completed, or failed
+ * already).
+ */
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u64 id, int err)
+{
+	struct smartt_tx_msg *m;
+	struct smartt_txseg *s;
+	u64 psn;
+
+	list_for_each_entry(m, &peer->tx_msgs, node)
+		if (m->id == id)
+			goto found;
+	return false;
+found:
+	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
+		s = &peer->win[psn % SMARTT_WIN];
+		if (s->psn != psn || s->msg != m)
+			continue;
+		if (s->state == SMARTT_SEG_INFLIGHT)
+			peer->in_flight -= s->len;
+		else if (s->state == SMARTT_SEG_LOST)
+			peer->lost--;
+		s->state = SMARTT_SEG_FREE;
+		s->msg = NULL;
+	}
+	while (peer->snd_una < peer->snd_nxt &&
+	       peer->win[peer->snd_una % SMARTT_WIN].state == SMARTT_SEG_FREE)
+		peer->snd_una++;
+	smartt_msg_done(sk, m, err);
+	if (list_empty(&peer->tx_msgs))
+		peer->rto_at = 0;
+	else
+		smartt_push(sk, peer);
+	smartt_write_space(sk);
+	return true;
+}
+
 static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 {
 	struct smartt_rx_msg *r, *rtmp;

@@ -411,6 +411,7 @@ enum smartt_stat {
 	SMARTT_STAT_RX_EXPIRED,
 	SMARTT_STAT_RX_EVICTED,
 	SMARTT_STAT_ERR_NOBUFS,
+	SMARTT_STAT_DROP_CTRL_STALE,
 	SMARTT_STAT_COUNT,
 };
 
@@ -511,6 +512,7 @@ void smartt_procfs_exit_net(struct net *net);
 /* sock.c */
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u64 id, int err);
 struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 				       const union smartt_addr *a, u16 port);
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer);
