@@ -157,7 +157,9 @@ diff_rises() {
 	"$ctl" -n "$b" stats --diff 20 --json rx_data msgs_delivered >"$tmp/dif.json" &
 	local cpid=$!
 	sleep 8
-	ip netns exec "$a" "$perf" client -P stream -n 10 -s 10000 -t 4 198.18.0.2:7011 >/dev/null
+	ip netns exec "$a" "$perf" client -P stream -n 10 -s 10000 -t 4 198.18.0.2:7011 \
+		>"$tmp/dif.client" 2>&1 || echo "the client failed:"
+	tail -3 "$tmp/dif.client"
 	wait $cpid
 	out=$(cat "$tmp/dif.json")
 	server_stop dif >/dev/null
