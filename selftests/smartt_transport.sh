@@ -5,6 +5,7 @@
 # socket() autoloads the module, the socket API tests (C, kselftest
 # harness, exact errnos), messages of 1 byte to 3 MB over IPv4 and IPv6
 # checked byte for byte and exactly once, malformed packets counted,
+# random and structure-aware packets during a transfer,
 # module unload refused while a socket is open, netns teardown with data in
 # flight; the same over a lossy, duplicating, reordering link (netem).
 # The runner checks dmesg afterwards.
@@ -137,6 +138,44 @@ fuzz() {
 	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$after" -ge $((before + n)) ]
 }
 
+# mutate FAMILY DST-ADDR: 2000 packets of every type that parse up to
+# their extension (smartt_transport_test mutate), at a socket of b's that
+# only takes them, while a transfer runs to another: the transfer is
+# intact, every packet reached the module, and once that socket closes the
+# protocol holds no more memory than before.  (The runner checks dmesg and
+# unloads the module.)
+mutate() {
+	local before after n hold out rc victim pages0 pages1 i
+	local mem=$SMARTT_TOP/build/selftests/smartt_mem_test
+	[ -x "$mem" ] || { echo "no $mem"; return 1; }
+	before=$(stat_b rx_packets)
+	pages0=$(stat_b mem_pages)
+	ip netns exec "$b" "$mem" victim "$1" 5014 120 1000 >/dev/null 2>&1 &
+	victim=$!
+	out=$(mktemp)
+	ip netns exec "$b" "$bin" recv "$1" 5013 300000 >"$out" 2>&1 &
+	hold=$!
+	wait_output "$out" listening
+	ip netns exec "$a" "$bin" send "$1" "$2" 5013 300000 >/dev/null 2>&1 &
+	n=$(ip netns exec "$a" "$bin" mutate "$1" "$2" 5014 2000 "$RANDOM") || n=-1
+	wait $hold
+	rc=$?
+	cat "$out"
+	rm -f "$out"
+	after=$(stat_b rx_packets)
+	kill $victim 2>/dev/null
+	wait $victim 2>/dev/null
+	for i in $(seq 20); do
+		pages1=$(stat_b mem_pages)
+		[ "$pages1" -le "$pages0" ] && break
+		sleep 0.1
+	done
+	echo "mutate: $n packets; b received $before -> $after packets;" \
+		"mem_pages $pages0 -> $pages1 after the victim closed"
+	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$after" -ge $((before + n)) ] &&
+		[ "$pages1" -le "$pages0" ]
+}
+
 # b's UDP port is open while b has a transport socket: hold one.
 hold_out=$(mktemp)
 ip netns exec "$b" "$bin" recv 4 5010 1 >"$hold_out" 2>&1 &
@@ -147,6 +186,9 @@ tcheck "malformed packets over IPv4 are counted and dropped" malformed 4 198.18.
 tcheck "malformed packets over IPv6 are counted and dropped" malformed 6 2001:2::2
 tcheck "300 random packets during a transfer: all dropped, transfer intact" \
 	fuzz 4 198.18.0.2
+tcheck "2000 structure-aware packets of every type at another socket: transfer intact, nothing held" \
+	mutate 4 198.18.0.2
+tcheck "the same over IPv6" mutate 6 2001:2::2
 kill $hold
 wait $hold 2>/dev/null
 

@@ -710,6 +710,109 @@ static int fuzz(int fam, const char *ip, int n, unsigned int seed)
 	return sent;
 }
 
+/* A random choice among @n values. */
+static uint64_t pick(const uint64_t *v, unsigned int n)
+{
+	return v[random() % n];
+}
+
+static uint64_t rnd64(void)
+{
+	return ((uint64_t)random() << 33) ^ ((uint64_t)random() << 11) ^ random();
+}
+
+/*
+ * @n packets of every type that parse as far as the type's extension, to
+ * the transport port @dport: DATA and PROBE from a few transport ports and
+ * epochs (so that they reach peer state and reassembly), ACK, NACK,
+ * PROBE_ACK and CTRL; each field drawn from its boundary values or at
+ * random, the header length, payload length and packet length right most
+ * of the time and off by a little or a lot otherwise.  Whatever gets in
+ * must leave the module as sound as it was.
+ */
+static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
+{
+	static const uint64_t lens[] = { 0, 1, 63, 64, 100, 1332, 4096, 65536, 1 << 20,
+					 64ULL << 20, (64ULL << 20) + 1, ~0ULL };
+	static const uint64_t segs[] = { 0, 1, 63, 64, 1000, 1332, 8192, 8193, 65535 };
+	static const uint64_t small[] = { 0, 1, 2, 3, 255, 256, 257, ~0ULL };
+	static const uint8_t exts[] = { 0, 56, 72, 72, 24, 72, 24 };	/* by type */
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
+	unsigned char p[SMARTT_HDR_LEN + 72 + 1500];
+	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
+
+	if (fd < 0)
+		return -1;
+	srandom(seed);
+	for (i = 0; i < n; i++) {
+		struct smartt_hdr *h = (struct smartt_hdr *)p;
+		unsigned char *x = p + SMARTT_HDR_LEN;
+		unsigned int type = 1 + random() % 6, r = random() % 100;
+		size_t ext = exts[type], plen = 0, len, j;
+		uint64_t v;
+		uint32_t w;
+		uint16_t q;
+
+		for (j = 0; j < sizeof(p); j++)
+			p[j] = random();
+		memset(h, 0, sizeof(*h));
+		h->magic = htons(SMARTT_MAGIC);
+		h->version = SMARTT_WIRE_VERSION;
+		h->type = type;
+		if (random() % 4 == 0)
+			h->flags = htons(random());
+		h->hdr_words = (SMARTT_HDR_LEN + ext) / 8;
+		if (r < 5)
+			h->hdr_words = random() % 32;
+		h->psn = htobe64(random() % 3 ? (uint64_t)(random() % 600) :
+				 pick(small, 8) << (random() % 60));
+		h->entropy = htonl(random());
+		/* the common part of every extension: ports and epoch */
+		q = htons(9 + random() % 4);
+		memcpy(x, &q, 2);
+		q = htons(random() % 8 ? dport : random());
+		memcpy(x + 2, &q, 2);
+		w = htonl(random() % 4 ? 1 + random() % 3 : random());
+		memcpy(x + 4, &w, 4);
+		if (type == 1) {	/* DATA: msg_id msg_len offset seg res una tx */
+			uint64_t ml = pick(lens, 12), sg = pick(segs, 9);
+
+			v = htobe64(random() % 4 ? (uint64_t)(random() % 4) : rnd64());
+			memcpy(x + 8, &v, 8);
+			v = htobe64(ml);
+			memcpy(x + 16, &v, 8);
+			v = sg && random() % 4 ? sg * (uint64_t)(random() % 600) : rnd64();
+			v = htobe64(v);
+			memcpy(x + 24, &v, 8);
+			w = htonl(sg);
+			memcpy(x + 32, &w, 4);
+			memset(x + 36, 0, 4);
+			v = htobe64(random() % 3 ? (uint64_t)(random() % 600) : rnd64());
+			memcpy(x + 40, &v, 8);
+			plen = random() % 4 ? (sg < 1400 ? sg : 1400) : (size_t)(random() % 1400);
+		} else if (type == 4) {	/* PROBE: snd_una tx_time */
+			v = htobe64(random() % 3 ? (uint64_t)(random() % 600) : rnd64());
+			memcpy(x + 8, &v, 8);
+		} else if (type == 6) {	/* CTRL: code reserved msg_id */
+			w = htonl(random() % 8);
+			memcpy(x + 8, &w, 4);
+		}
+		h->payload_len = htons(random() % 8 ? plen : (size_t)random());
+		len = SMARTT_HDR_LEN + ext + plen;
+		if (r >= 5 && r < 15)
+			len = random() % len;
+		else if (r >= 15 && r < 20)
+			len += random() % 64;
+		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
+			sent++;
+		if (i % 50 == 49)
+			usleep(1000);
+	}
+	close(fd);
+	return sent;
+}
+
 TEST_F(api, malformed_counted)
 {
 	long long before = stat_of("malformed"), after = -1;
@@ -885,12 +988,18 @@ int main(int argc, char **argv)
 	}
 
 	if (argc >= 3 && (!strcmp(argv[1], "recv") || !strcmp(argv[1], "send") ||
-			  !strcmp(argv[1], "inject") || !strcmp(argv[1], "fuzz"))) {
+			  !strcmp(argv[1], "inject") || !strcmp(argv[1], "fuzz") ||
+			  !strcmp(argv[1], "mutate"))) {
 		fam = argv[2][0] == '6' ? AF_INET6 : AF_INET;
 		if (!strcmp(argv[1], "recv") && argc >= 5)
 			return tool_recv(fam, atoi(argv[3]), argc - 4, argv + 4);
 		if (!strcmp(argv[1], "send") && argc >= 6)
 			return tool_send(fam, argv[3], atoi(argv[4]), argc - 5, argv + 5);
+		if (!strcmp(argv[1], "mutate") && argc == 7) {
+			printf("%d\n", mutate(fam, argv[3], atoi(argv[4]), atoi(argv[5]),
+					      atoi(argv[6])));
+			return 0;
+		}
 		if (!strcmp(argv[1], "fuzz") && argc == 6) {
 			printf("%d\n", fuzz(fam, argv[3], atoi(argv[4]), atoi(argv[5])));
 			return 0;
