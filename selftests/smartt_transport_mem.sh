@@ -31,6 +31,9 @@
 #     and c's next message completes.
 # The runner checks dmesg (and the module's unload checks that nothing
 # stays charged to the protocol).
+# `make check` shares the long tests between its two plain guests
+# (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
+# kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 
 require_root

@@ -56,7 +56,8 @@ incast() {
 		-p "$port" >"$tmp/$label.s" 2>&1 &
 	spid=$!
 	wait_output "$tmp/$label.s" listening || { cat "$tmp/$label.s"; return 1; }
-	t=$(date +%s.%N | awk '{ printf "%.3f", $1 + 1 }')
+	# 3 s ahead: a client takes over a second to start in a busy guest
+	t=$(date +%s.%N | awk '{ printf "%.3f", $1 + 3 }')
 	for i in 1 2; do
 		ip netns exec "$(host_field "h$i" ns)" timeout 120 "$perf" client --json \
 			-P stream -n "$MSGS" -s "$SIZE" -o 2 -t 60 --cc "$cc" --start-at "$t" \
