@@ -88,11 +88,38 @@ static int replies(int fd, int timeout_ms)
 	return acks;
 }
 
-static int tool_partial(int fam, const char *src, const char *dst, int dport,
-			uint64_t msg_len, uint32_t seg, long count, int gap_ms, int secs)
+/*
+ * The attacker's plain UDP socket, bound to the transport's UDP port on
+ * @src, and @dst's address for it in *@ai.  Return: the socket, or -2 for
+ * a bad address, -1 for a socket error (the exit status, negated).
+ */
+static int attacker(int fam, const char *src, const char *dst, struct addrinfo **ai)
 {
 	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
+	struct sockaddr_storage local;
+	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
+	int big = 4 << 20, fd;
+	char port[8];
+
+	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
+	if (!llen || getaddrinfo(dst, port, &hints, ai)) {
+		fprintf(stderr, "bad address %s or %s\n", src, dst);
+		return -2;
+	}
+	fd = socket(fam, SOCK_DGRAM, 0);
+	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    bind(fd, (struct sockaddr *)&local, llen)) {
+		perror("UDP socket");
+		freeaddrinfo(*ai);
+		return -1;
+	}
+	return fd;
+}
+
+static int tool_partial(int fam, const char *src, const char *dst, int dport,
+			uint64_t msg_len, uint32_t seg, long count, int gap_ms, int secs)
+{
 	struct smartt_hdr h = {
 		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
 		.type = SMARTT_PKT_DATA,
@@ -105,30 +132,19 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 		.msg_id = htobe64(1), .msg_len = htobe64(msg_len), .seg = htonl(seg),
 	};
 	size_t hl = SMARTT_HDR_LEN + sizeof(x);
-	struct sockaddr_storage local;
-	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
-	int big = 4 << 20, fd, acks = 0;
+	int fd, acks = 0;
 	long long end = now_ms() + secs * 1000LL;
 	static unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 65536];
 	struct addrinfo *ai;
 	long sent = 0, i;
-	char port[8];
 
 	if (seg < 1 || seg > 65536 || !msg_len) {
 		fprintf(stderr, "bad segment size or length\n");
 		return 2;
 	}
-	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
-	if (!llen || getaddrinfo(dst, port, &hints, &ai)) {
-		fprintf(stderr, "bad address %s or %s\n", src, dst);
-		return 2;
-	}
-	fd = socket(fam, SOCK_DGRAM, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
-	    bind(fd, (struct sockaddr *)&local, llen)) {
-		perror("UDP socket");
-		return 1;
-	}
+	fd = attacker(fam, src, dst, &ai);
+	if (fd < 0)
+		return -fd;
 	memset(p, 0xa5, sizeof(p));
 	for (i = 0; i < count && (uint64_t)i * seg < msg_len; i++) {
 		uint64_t off = (uint64_t)i * seg;
@@ -159,8 +175,6 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 
 static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
 {
-	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
-				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
 	struct smartt_hdr h = {
 		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
 		.type = SMARTT_PKT_DATA,
@@ -172,28 +186,17 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 		.seg = htonl(64),
 	};
 	unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 64];
-	struct sockaddr_storage local;
-	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
-	int big = 4 << 20, fd, acks = 0;
+	int fd, acks = 0;
 	struct addrinfo *ai;
 	long sent = 0, i;
-	char port[8];
 
 	if (count < 1 || count > 64511) {
 		fprintf(stderr, "COUNT: 1 to 64511\n");
 		return 2;
 	}
-	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
-	if (!llen || getaddrinfo(dst, port, &hints, &ai)) {
-		fprintf(stderr, "bad address %s or %s\n", src, dst);
-		return 2;
-	}
-	fd = socket(fam, SOCK_DGRAM, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
-	    bind(fd, (struct sockaddr *)&local, llen)) {
-		perror("UDP socket");
-		return 1;
-	}
+	fd = attacker(fam, src, dst, &ai);
+	if (fd < 0)
+		return -fd;
 	memset(p, 0x5a, sizeof(p));
 	memcpy(p, &h, sizeof(h));
 	for (i = 0; i < count; i++) {
