@@ -548,9 +548,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		progress |= smartt_seg_acked(sk, peer, p, &acked);
 		highest = p;
 	}
-	while (peer->snd_una < peer->snd_nxt &&
-	       peer->win[peer->snd_una % SMARTT_WIN].state == SMARTT_SEG_FREE)
-		peer->snd_una++;
+	smartt_snd_una_advance(peer);
 
 	/*
 	 * Loss: the packet a NACK names (it was trimmed), and by SACK every
@@ -646,12 +644,15 @@ static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
 	default:
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
 	}
+	/*
+	 * The peer's socket is gone: every message fails, with a new epoch.
+	 * The other errors are about one message: it alone fails, if it is
+	 * still being sent.
+	 */
 	if (code == SMARTT_ERR_PORT_UNREACH) {
-		/* the peer's socket is gone: every message, a new epoch */
 		if (!list_empty(&peer->tx_msgs))
 			smartt_peer_fail(sk, peer, err);
 	} else if (!smartt_msg_fail(sk, peer, be64_to_cpu(c->msg_id), err)) {
-		/* the others are about one message: it alone fails */
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_CTRL_STALE, false);
 	}
 	smartt_stat_inc(net, why);

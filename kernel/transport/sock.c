@@ -384,6 +384,20 @@ void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err)
 }
 
 /**
+ * smartt_snd_una_advance() - move snd_una past the slots done with
+ * @peer: the peer (its socket locked)
+ *
+ * Past every slot from snd_una on that is free: acknowledged, or taken
+ * out of the window with its failed message.
+ */
+void smartt_snd_una_advance(struct smartt_peer *peer)
+{
+	while (peer->snd_una < peer->snd_nxt &&
+	       peer->win[peer->snd_una % SMARTT_WIN].state == SMARTT_SEG_FREE)
+		peer->snd_una++;
+}
+
+/**
  * smartt_msg_fail() - fail one message to a peer, the others going on
  * @sk: socket (locked)
  * @peer: the peer
@@ -420,9 +434,7 @@ found:
 		s->state = SMARTT_SEG_FREE;
 		s->msg = NULL;
 	}
-	while (peer->snd_una < peer->snd_nxt &&
-	       peer->win[peer->snd_una % SMARTT_WIN].state == SMARTT_SEG_FREE)
-		peer->snd_una++;
+	smartt_snd_una_advance(peer);
 	smartt_msg_done(sk, m, err);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;

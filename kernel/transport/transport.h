@@ -513,6 +513,7 @@ void smartt_procfs_exit_net(struct net *net);
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
 bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u64 id, int err);
+void smartt_snd_una_advance(struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 				       const union smartt_addr *a, u16 port);
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer);
