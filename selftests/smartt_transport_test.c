@@ -475,6 +475,48 @@ TEST_F(api, error_fails_one_message)
 	close(rx);
 }
 
+/* Write @v to the sysctl file @path; 0 or -1. */
+static int sysctl_write(const char *path, const char *v)
+{
+	FILE *f = fopen(path, "w");
+	int err;
+
+	if (!f)
+		return -1;
+	err = fputs(v, f) < 0;
+	return fclose(f) || err ? -1 : 0;
+}
+
+/*
+ * net.smartt.tcp_smartt_knobs apply over the SMaRTT profile a socket picks
+ * (SMARTT_CC), as over TCP's: an override that profile rejects is EINVAL.
+ * md above 1 is valid for smartt-2024's rules only.  In a netns
+ * of its own.
+ */
+TEST_F(api, cc_takes_tcp_smartt_knobs)
+{
+	const char *prof = "/proc/sys/net/smartt/tcp_smartt_profile";
+	const char *knobs = "/proc/sys/net/smartt/tcp_smartt_knobs";
+	int fd;
+
+	if (unshare(CLONE_NEWNET))
+		SKIP(return, "unshare(CLONE_NEWNET): %s", strerror(errno));
+	ASSERT_EQ(0, system("ip link set lo up"));
+	ASSERT_EQ(0, sysctl_write(prof, "smartt-2024"));
+	ASSERT_EQ(0, sysctl_write(knobs, "md=1.5"));
+	fd = smartt_socket(self->fam, -1);
+	ASSERT_GE(fd, 0);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "smartt-2024", 12));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "smartt", 7));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "nscc", 5));
+	EXPECT_EQ(EINVAL, errno);
+	ASSERT_EQ(0, sysctl_write(knobs, "md=0.9"));
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "smartt", 7));
+	EXPECT_EQ(0, setsockopt(fd, SOL_SMARTT, SMARTT_CC, "nscc", 5));
+	close(fd);
+}
+
 TEST_F(api, etimedout_eagain)
 {
 	const char *dead = getenv(self->fam == AF_INET ? "SMARTT_DEAD4" : "SMARTT_DEAD6");

@@ -62,6 +62,7 @@ static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 		kfree(cfg);
 		return ERR_PTR(-EINVAL);
 	}
+	strscpy(cfg->smartt_knobs, v->smartt_knobs, sizeof(cfg->smartt_knobs));
 	return cfg;
 }
 

@@ -32,10 +32,13 @@
  * struct smartt_cc_cfg - one immutable configuration, replaced under RCU
  * @rcu: for kfree_rcu()
  * @p: the parameters (algo/tcpcc.h)
+ * @smartt_knobs: net.smartt.tcp_smartt_knobs as written, for the transport,
+ *	which applies it over the SMaRTT profile a socket picks
  */
 struct smartt_cc_cfg {
 	struct rcu_head rcu;
 	struct smartt_cc_params p;
+	char smartt_knobs[SMARTT_CC_KNOBS_LEN];
 };
 
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);

@@ -168,12 +168,16 @@ const char *smartt_cc_name(const struct smartt_sock *ssk)
 /*
  * Core parameters for a socket: the profile's rules and gains (SMaRTT) or
  * the net.smartt.tcp_strack_knobs (STrack), the fabric's description (link
- * rate, RTTs, MTU) from the netns's net.smartt.tcp_* configuration.
+ * rate, RTTs, MTU) from the netns's net.smartt.tcp_* configuration, then
+ * net.smartt.tcp_smartt_knobs over SMaRTT's, as TCP applies them over its
+ * profile.  The overrides were validated against TCP's profile: one that
+ * this profile rejects is -EINVAL here.
  */
 static int smartt_cc_smartt_cfg(struct sock *sk, int profile, struct smartt_params *sp)
 {
 	struct smartt_knobs k = smartt_profiles[profile];
 	const struct smartt_cc_cfg *cfg;
+	int bad;
 
 	rcu_read_lock();
 	cfg = smartt_cc_cfg_get(sk);
@@ -182,7 +186,10 @@ static int smartt_cc_smartt_cfg(struct sock *sk, int profile, struct smartt_para
 	k.network_rtt = cfg->p.sp.k.network_rtt;
 	k.learn_base_rtt = cfg->p.sp.k.learn_base_rtt;
 	k.mtu = cfg->p.sp.k.mtu;
+	bad = smartt_cc_apply_text(cfg->smartt_knobs, false, &k);
 	rcu_read_unlock();
+	if (bad)
+		return -EINVAL;
 	return smartt_params_init(sp, &k) ? -EINVAL : 0;
 }
 
