@@ -18,9 +18,11 @@
 #      delay, whichever paths the selector picks): with cc smartt, the
 #      sender told the fabric's link rate and base RTT (as the papers
 #      assume them known; learned, the base RTT holds TCG's jitter and
-#      the window is unbounded), reps completes and ECN echoes under the
-#      target RTT changed the path, not the window (path_ecn_noop,
-#      SMaRTT's ECN-without-delay case);
+#      the window is unbounded) and a target RTT far above the fabric's
+#      (net.smartt.tcp_smartt_knobs, which the transport's SMaRTT takes
+#      over its profile): reps completes and most ECN echoes changed the
+#      path, not the window (path_ecn_noop, SMaRTT's ECN-without-delay
+#      case);
 #  (e) STrack as a whole on the blackholed uplink: cc strack,
 #      strack-bitmap and STrack reliability (coalesced ACKs, loss from the
 #      out-of-order count and probes) at both ends: every message
@@ -32,7 +34,7 @@
 #
 # Knobs: MP_SIZE (message bytes, default 8000; twice that in (b) and (c),
 # for more packets per half), MP_MSGS (messages per run, default 60; half
-# in (a), twice in (d)), MP_RATE (link rate, default 10mbit), MP_WINDOW (bytes, cc
+# in (a)), MP_RATE (link rate, default 10mbit), MP_WINDOW (bytes, cc
 # "none", default 32768; (a) uses 8 times that: strack-bitmap's round robin
 # covers 2 x cwnd packets' worth of entropies, 16 with a 32 KiB window,
 # which can miss one of 4 spines), MP_TARGET_QDELAY_MS ((d): the target
@@ -195,21 +197,20 @@ measure() {
 	share "$victim" >"$tmp/share.$1-$2"
 	echo "# $1 $2: $victim share of the second half $(cat "$tmp/share.$1-$2")" >&3
 }
-# measure_twice: measure with twice MP_MSGS messages
-measure_twice() {
-	MSGS=$((MSGS * 2)) measure "$@"
-}
 # fed_loss: the last run's selector had loss feedback by the half
 fed_loss() {
 	grep -qE 'phase lost=([1-9]|0 timeout=[1-9])' "$tmp/send"
 }
-# ecn_noop: the last run completed and counted ECN-noop path changes
+# ecn_noop: the last run had ECN echoes and more than half of them were
+# answered as no-ops (the rest: echoes on ACKs that acknowledged nothing
+# new, which the congestion control never sees)
 ecn_noop() {
-	local n
+	local n e
 	tail -1 "$tmp/send" >"$tmp/send.json"
 	n=$(json_get "$tmp/send.json" "d['ecn_noop']") || return 1
-	echo "ecn_noop $n, ecn $(json_get "$tmp/send.json" "d['ecn']")"
-	[ "$n" -gt 0 ]
+	e=$(json_get "$tmp/send.json" "d['ecn']") || return 1
+	echo "ecn_noop $n, ecn $e"
+	[ "$e" -gt 0 ] && [ $((n * 2)) -gt "$e" ]
 }
 share_of() { cat "$tmp/share.$1" 2>/dev/null || echo "$2"; }
 less_than() { # less_than A B FACTOR: A < B * FACTOR
@@ -259,10 +260,8 @@ echo "# (c) dead $victim: reps-single's share $(share_of dead-reps-single ?) (no
 sf fail $victim clear
 
 # (d) ECN without delay, at the destination's port (every path's last
-# hop): marks keep coming whichever paths the selector picks.  (On one
-# uplink REPS leaves the marked path after its first marks: two runs had
-# 3 echoes each, none a no-op.  Here 3 of 15, 6 of 31 and, with QuickAdapt
-# off, 7 of 35 echoes were no-ops.)
+# hop): marks keep coming whichever paths the selector picks (on one
+# uplink REPS leaves the marked path after its first marks).
 dport=l1:h1
 half=$(python3 -c "import re,sys; m=re.match(r'(\d+)(\w*)', sys.argv[1]); print(str(max(1, int(m.group(1)) // 2)) + m.group(2))" "$RATE")
 sf fail $dport rate="$half"
@@ -271,19 +270,19 @@ base_us=$(sf status --json | python3 -c "import json,sys; print(int(json.load(sy
 mbps=$(python3 -c "import re,sys; m=re.match(r'(\d+)(\w*)', sys.argv[1]); print(int(m.group(1)) * {'gbit': 1000, 'mbit': 1}.get(m.group(2).lower(), 0))" "$RATE")
 if [ "$mbps" -gt 0 ]; then
 	# The target is base + MP_TARGET_QDELAY_MS (default 1000, the core's
-	# most): the fabric RTT under TCG jitters by hundreds of ms with no
-	# queue at all (with 200, two runs had 0 of 3 and 2 of 7 ECN echoes
-	# under the target).  What is checked is the wiring (an ECN echo
-	# reaches the congestion control, whose NOOP answer moves the path);
-	# the rule's thresholds are the unit tests'.
+	# most), far above any RTT here, TCG's jitter included (20 to 50 ms
+	# seen), so an ECN echo that reaches the congestion control is a
+	# no-op.  With the profile's own target (1.5 x base) most echoes
+	# were multiplicative decreases.  What is checked is the wiring (the
+	# netns's knobs reach the transport's core, an ECN echo reaches it,
+	# its NOOP answer moves the path); the rule's thresholds are the
+	# unit tests'.
 	ip netns exec "$ns0" sysctl -q -w net.smartt.tcp_link_mbps="$mbps" \
 		net.smartt.tcp_base_rtt_us="$base_us" net.smartt.tcp_network_rtt_us="$base_us" \
 		net.smartt.tcp_smartt_knobs="trtt_abs=1,target_qdelay=$((TARGET_QDELAY_MS * 1000000))"
-	# Twice the messages: about a fifth of the echoes are no-ops, and
-	# 15 to 35 echoes in a run of MSGS left 3 % or so for none at all.
 	check "(d) $dport at $half marking at once, reps + cc smartt: messages complete exactly once" \
-		measure_twice noop reps smartt
-	check "(d) reps + cc smartt: ECN under the target changed the path only (path_ecn_noop)" ecn_noop
+		measure noop reps smartt
+	check "(d) reps + cc smartt: most ECN echoes under the target changed the path only (path_ecn_noop)" ecn_noop
 else
 	ktap_result SKIP "(d) ECN under the target" "MP_RATE $RATE is not in Mbit or Gbit"
 fi
