@@ -45,8 +45,8 @@ def mean(xs):
 
 
 def table(rows, cols=TABLE):
-    """Text table: one line per (case, algo), mean over seeds (min-max when
-    several), and per case which algorithm is best in each column."""
+    """Text table: one line per (case, algo), each cell the value of the
+    seeds when they agree, else their range as min~max."""
     agg = aggregate(rows)
     present = [c for c in cols if any(c[0] in m for m in agg.values())]
     lines = []
@@ -66,9 +66,9 @@ def table(rows, cols=TABLE):
                 if not xs:
                     cells.append("%14s" % "-")
                     continue
-                s = fmt % mean(xs)
-                if len(xs) > 1 and min(xs) != max(xs):
-                    s += "~" + (fmt % max(xs)).strip()
+                s = fmt % min(xs)
+                if max(xs) != min(xs):
+                    s = (fmt % min(xs)).strip() + "~" + (fmt % max(xs)).strip()
                 cells.append("%14s" % s)
             lines.append("%-10s %-22s" % (c, a) + " ".join([""] + cells))
     return "\n".join(lines)
@@ -236,7 +236,7 @@ def write_html(out, meta, rows, runs, pngs):
         parts.append("<h2>Warnings</h2><pre>%s</pre>" % e("\n".join(meta["warnings"])))
     if meta.get("errors"):
         parts.append("<h2>Runs that failed</h2><pre>%s</pre>" % e("\n".join(meta["errors"])))
-    parts.append("<h2>Summary (mean over seeds; a~b: min~max)</h2><pre>%s</pre>" % e(agg_table))
+    parts.append("<h2>Summary (over seeds: one value when they agree, else min~max)</h2><pre>%s</pre>" % e(agg_table))
     rk = ranking(rows)
     if rk:
         parts.append("<h2>Where smartt stands</h2><pre>%s</pre>" % e("\n".join(rk)))
