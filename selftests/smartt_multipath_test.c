@@ -156,7 +156,9 @@ TEST_F(lb, sockopt)
 }
 
 /*
- * SMARTT_PATH_INFO: EINVAL for a short buffer, ENOENT for an unknown peer;
+ * SMARTT_PATH_INFO: EINVAL for a short buffer or an address of the other
+ * family, ENOENT for an unknown peer and for one that only sent to us (no
+ * path state: that is allocated by the first message to a peer);
  * after messages to ourselves: the selector's name, the packets sent, over
  * many entropies (oblivious) or exactly one (ecmp); every ACK was GOOD
  * feedback (loopback neither marks nor trims) and no echoed entropy was
@@ -165,9 +167,10 @@ TEST_F(lb, sockopt)
 TEST_F(lb, path_info)
 {
 	struct smartt_path_info *pi = calloc(1, sizeof(*pi));
-	struct sockaddr_storage self_addr;
+	struct sockaddr_storage self_addr, other;
 	struct smartt_completion c;
-	socklen_t len, alen;
+	socklen_t len, alen, olen;
+	int tx;
 	static char buf[20000];
 	const char *lbs[] = { "oblivious", "ecmp" };
 	unsigned int i, k, used;
@@ -186,6 +189,25 @@ TEST_F(lb, path_info)
 	EXPECT_EQ(EINVAL, errno);
 	EXPECT_EQ(-1, get_path_info(self->fd, &self_addr, alen, pi));
 	EXPECT_EQ(ENOENT, errno);
+	olen = mkaddr(self->fam == AF_INET ? AF_INET6 : AF_INET,
+		      self->fam == AF_INET ? "::1" : "127.0.0.1", 4000, &other);
+	EXPECT_EQ(-1, get_path_info(self->fd, &other, olen, pi));
+	EXPECT_EQ(EINVAL, errno);
+	/* A peer that sent one message here: known, but never sent to. */
+	tx = smartt_socket(self->fam, 0);
+	ASSERT_LE(0, tx);
+	olen = sizeof(other);
+	ASSERT_EQ(0, getsockname(tx, (struct sockaddr *)&other, &olen));
+	olen = mkaddr(self->fam, self->lo, ntohs(((struct sockaddr_in *)&other)->sin_port),
+		      &other);
+	ASSERT_EQ(100, send_cookie(tx, buf, 100, &self_addr, alen, 9, 0));
+	ASSERT_EQ(0, get_completion(tx, &c, 10000));
+	ASSERT_EQ(0, c.status);
+	ASSERT_EQ(100, recv(self->fd, buf, sizeof(buf), 0));
+	EXPECT_EQ(-1, get_path_info(self->fd, &other, olen, pi));
+	EXPECT_EQ(ENOENT, errno);
+	EXPECT_EQ(0, get_path_info(tx, &self_addr, alen, pi));
+	close(tx);
 	for (k = 0; k < 2; k++) {
 		ASSERT_EQ(0, setsockopt(self->fd, SOL_SMARTT, SMARTT_LB, lbs[k],
 					strlen(lbs[k])));

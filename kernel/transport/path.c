@@ -350,30 +350,25 @@ int smartt_path_get_lb(struct sock *sk, char __user *optval, int __user *optlen)
 	return 0;
 }
 
+/*
+ * The peer a struct smartt_path_info names (a sockaddr of the socket's
+ * family), by smartt_peer_lookup(): -EINVAL for an address of another
+ * family, NULL for no such peer.
+ */
 static struct smartt_peer *smartt_path_peer(struct sock *sk, const u8 *addr)
 {
-	const struct smartt_sock *ssk = smartt_sk(sk);
-	struct smartt_peer *p;
+	const struct sockaddr_in6 *sin6 = (const void *)addr;
+	const struct sockaddr_in *sin = (const void *)addr;
+	union smartt_addr a = {};
 
-	list_for_each_entry(p, &ssk->peers, node) {
-		if (p->family != sk->sk_family)
-			continue;
-		if (p->family == AF_INET) {
-			const struct sockaddr_in *sin = (const void *)addr;
-
-			if (sin->sin_family == AF_INET && p->addr.v4 == sin->sin_addr.s_addr &&
-			    p->port == ntohs(sin->sin_port))
-				return p;
-		} else {
-			const struct sockaddr_in6 *sin6 = (const void *)addr;
-
-			if (sin6->sin6_family == AF_INET6 &&
-			    ipv6_addr_equal(&p->addr.v6, &sin6->sin6_addr) &&
-			    p->port == ntohs(sin6->sin6_port))
-				return p;
-		}
+	if (sin->sin_family != sk->sk_family)
+		return ERR_PTR(-EINVAL);
+	if (sk->sk_family == AF_INET) {
+		a.v4 = sin->sin_addr.s_addr;
+		return smartt_peer_lookup(sk, AF_INET, &a, ntohs(sin->sin_port));
 	}
-	return NULL;
+	a.v6 = sin6->sin6_addr;
+	return smartt_peer_lookup(sk, AF_INET6, &a, ntohs(sin6->sin6_port));
 }
 
 /**
@@ -383,8 +378,9 @@ static struct smartt_peer *smartt_path_peer(struct sock *sk, const u8 *addr)
  * @optlen: in: at least %SMARTT_PATH_INFO_LEN_MIN; out: bytes written
  *	(the smaller of it and %SMARTT_PATH_INFO_LEN, as TCP_INFO)
  *
- * Return: 0, -EINVAL (short buffer, bad address), -ENOENT (no such peer,
- * or one never sent to: it has no path state),
+ * Return: 0, -EINVAL (short buffer, an address not of the socket's
+ * family), -ENOENT (no such peer, or one never sent to: it has no path
+ * state),
  * -ENOMEM, -EFAULT.
  */
 int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optlen)
@@ -406,7 +402,11 @@ int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optle
 	}
 	lock_sock(sk);
 	p = smartt_path_peer(sk, pi->addr);
-	if (p && p->path) {
+	if (IS_ERR(p))
+		err = PTR_ERR(p);
+	else if (!p || !p->path)
+		err = -ENOENT;
+	if (!err) {
 		const struct smartt_path *pa = p->path;
 
 		pi->paths = smartt_path_paths(&pa->lb.k);
@@ -422,10 +422,8 @@ int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optle
 		memcpy(pi->lost, pa->lost, sizeof(pi->lost));
 	}
 	release_sock(sk);
-	if (!p) {
-		err = -ENOENT;
+	if (err)
 		goto out;
-	}
 	len = min_t(int, len, sizeof(*pi));
 	if (put_user(len, optlen) || copy_to_user(optval, pi, len))
 		err = -EFAULT;
