@@ -66,9 +66,8 @@ def table(rows, cols=TABLE):
                 if not xs:
                     cells.append("%14s" % "-")
                     continue
-                s = fmt % min(xs)
-                if max(xs) != min(xs):
-                    s = (fmt % min(xs)).strip() + "~" + (fmt % max(xs)).strip()
+                lo, hi = min(xs), max(xs)
+                s = fmt % lo if lo == hi else "%s~%s" % ((fmt % lo).strip(), (fmt % hi).strip())
                 cells.append("%14s" % s)
             lines.append("%-10s %-22s" % (c, a) + " ".join([""] + cells))
     return "\n".join(lines)
