@@ -21,6 +21,8 @@ help:
 	@echo "  make deps            install everything (Debian packages, virtme-ng); idempotent, root"
 	@echo "  make check           all tests: harness, unit, builds, checkpatch/sparse, KUnit, guests"
 	@echo "  make demo            build, boot a guest, emulate two hosts, compare congestion controls"
+	@echo "  make check-debug     transport/multipath/TCP selftests in a KASAN+lockdep+kmemleak+UBSAN"
+	@echo "                       6.12 kernel built from linux-source-6.12 (cached; ~40 min cold)"
 	@echo "  make unit            userspace unit tests of kernel/algo (ASan+UBSan)"
 	@echo "  make kunit           KUnit suites in a UML kernel built from linux-source-6.12 (cached)"
 	@echo "  make selftests       kselftests in QEMU guests (KERNEL=6.1|6.12 for one)"
@@ -38,6 +40,7 @@ help:
 	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap/reps-single on smartt-fabric (KERNEL=)"
 	@echo "  make bench-bpf-cc    bpf_smartt/bpf_strack/bpf_dctcp vs cubic/bbr natively on the host: goodput, CPU/Gbit"
 	@echo "  make fuzz            libFuzzer on smartt-replay's parser and the cores (FUZZ_SECONDS=30)"
+	@echo "  make fuzz-transport  10^6 structure-aware packets at a live socket in a guest (FUZZ_PACKETS=, KERNEL=)"
 	@echo "  make clean"
 
 modules:
@@ -58,6 +61,13 @@ deps:
 check:
 	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null
 	@KERNEL=$(KERNEL) scripts/check.sh
+
+# The transport's, multipath and TCP selftests in a 6.12 kernel with KASAN,
+# lockdep, kmemleak and UBSAN, built once from linux-source-6.12 (~40 min
+# cold, cached outside the checkout).  Not part of `make check`.
+check-debug:
+	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null
+	@scripts/check.sh debug
 
 unit:
 	@scripts/check.sh unit
@@ -129,7 +139,13 @@ bench-bpf-cc:
 fuzz:
 	@$(MAKE) -s -C selftests/unit fuzz FUZZ_SECONDS=$(or $(FUZZ_SECONDS),30)
 
+# The transport's receive path fuzzed in a guest while transfers run
+# (FUZZ_PACKETS=10^6 by default; KERNEL=6.1|6.12, default 6.12).
+fuzz-transport:
+	@SMARTT_FUZZ_PACKETS=$(or $(FUZZ_PACKETS),1000000) SMARTT_SELFTESTS=smartt_transport_fuzz.sh \
+		KERNEL=$(or $(KERNEL),6.12) scripts/check.sh selftests
+
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check unit kunit selftests checkpatch demo install dkms dkms-remove deb bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz clean
+.PHONY: help modules deps check check-debug unit kunit selftests checkpatch demo install dkms dkms-remove deb bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz fuzz-transport clean

@@ -9,6 +9,9 @@
 #                           (default: all; selftests runs on 6.1 and 6.12,
 #                           or only on $KERNEL when set; $SMARTT_SELFTESTS
 #                           names the selftests to run, default all)
+#                           and debug (never by default: `make check-debug`,
+#                           the selftests in a KASAN/lockdep/kmemleak/UBSAN
+#                           kernel; $SMARTT_DEBUG_SELFTESTS names them)
 #
 # A stage that cannot run here (a missing tool or kernel) says why; with
 # CI=true it counts as failed, otherwise as skipped.
@@ -157,10 +160,54 @@ stage_selftests() { # series[:timewarp]
 	SMARTT_VM_TIMEWARP=$tw scripts/vm-run.sh -t "${SMARTT_VM_TIMEOUT:-6000}" -o "$gout" "$rel" -- \
 		env SMARTT_INJECT_FAIL="${SMARTT_INJECT_FAIL:-}" CI="${CI:-}" \
 		SMARTT_SELFTESTS_FULL="${SMARTT_SELFTESTS_FULL:-}" SMARTT_GUEST_TIMEWARP=$tw \
+		${SMARTT_FUZZ_PACKETS:+SMARTT_FUZZ_PACKETS=$SMARTT_FUZZ_PACKETS} \
 		selftests/run_guest.sh -o "$gout/tap" "build/$rel" ${SMARTT_SELFTESTS:-} \
 		>"$gout/console.log" 2>&1 || rc=$?
 	if [ -s "$gout/tap" ]; then
 		cat "$gout/tap"
+	else
+		echo "# guest produced no results; console tail:"
+		tail -n 40 "$gout/console.log" | sed 's/^/# /'
+	fi
+	return $rc
+}
+
+# The transport's, multipath and TCP selftests in the debug kernel
+# (scripts/debug-kernel.sh builds it once, ~40 min cold): its sanitizers
+# and lockdep report into the kernel log, which run_guest.sh scans, and
+# run_guest.sh asks kmemleak after the module is unloaded.  Every test's
+# limit is scaled by SMARTT_DEBUG_TIMEOUT_SCALE (default 4); the fuzzer
+# sends SMARTT_DEBUG_FUZZ_PACKETS (default 10^5).
+debug_selftests_default="smartt_module.sh smartt_transport.sh smartt_transport_input.sh
+smartt_transport_mem.sh smartt_transport_rel.sh smartt_transport_stress.sh
+smartt_transport_trim.sh smartt_transport_fuzz.sh smartt_multipath.sh smartt_cc_select.sh smartt_cc_netns.sh
+smartt_cc_rules.sh smartt_cc_loss.sh"
+stage_debug() {
+	local kdir rel gout rc=0
+	kdir=$(scripts/debug-kernel.sh) || { echo "not ok 1 the debug kernel builds"; return 1; }
+	echo "ok 1 the debug kernel builds ($kdir)"
+	rel=$(cat "$kdir/include/config/kernel.release")
+	if scripts/build-module.sh "$kdir" SMARTT_TEST_MODULES=1 >"$out/build-debug.txt" 2>&1; then
+		echo "ok 2 smartt.ko builds for $rel with W=1 and no warning"
+	else
+		sed 's/^/# /' "$out/build-debug.txt"
+		echo "not ok 2 smartt.ko builds for $rel with W=1 and no warning"
+		return 1
+	fi
+	scripts/stage-modules.sh "$rel" "build/$rel" "$(dirname "$kdir")/modroot/lib/modules/$rel" || return 1
+	gout=$out/guest-debug
+	rm -rf "$gout"
+	mkdir -p "$gout"
+	# shellcheck disable=SC2086 # the list is words
+	SMARTT_VM_CPUS=$(nproc) scripts/vm-run.sh -m 3G -t "${SMARTT_VM_TIMEOUT:-10800}" -o "$gout" "$kdir" -- \
+		env CI="${CI:-}" SMARTT_TIMEOUT_SCALE="${SMARTT_DEBUG_TIMEOUT_SCALE:-4}" \
+		SMARTT_FUZZ_PACKETS="${SMARTT_DEBUG_FUZZ_PACKETS:-100000}" \
+		selftests/run_guest.sh -o "$gout/tap" "build/$rel" \
+		${SMARTT_DEBUG_SELFTESTS:-$debug_selftests_default} \
+		>"$gout/console.log" 2>&1 || rc=$?
+	if [ -s "$gout/tap" ]; then
+		# the guest's results (the counter reads result lines only)
+		sed -e '/^KTAP version/d' -e '/^1\.\./d' "$gout/tap"
 	else
 		echo "# guest produced no results; console tail:"
 		tail -n 40 "$gout/console.log" | sed 's/^/# /'
@@ -295,6 +342,7 @@ for st in "${stages[@]}"; do
 			scripts/tap_count.py "$name" "$results" "$rc" <"$out/$name.log"
 			echo "# stage $name took $secs s (log: ${out#$top/}/$name.log)"
 		done ;;
+	debug) run_stage debug stage_debug ;;
 	*) echo "check: unknown stage $st" >&2; exit 2 ;;
 	esac
 done

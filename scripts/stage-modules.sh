@@ -4,8 +4,10 @@
 # Prepare, on the host, what a guest needs to modprobe smartt: a module tree
 # whose depmod indexes already know smartt.ko.
 #
-#   stage-modules.sh RELEASE MODDIR
+#   stage-modules.sh RELEASE MODDIR [SRC]
 #
+# SRC is the kernel's own module tree (default /lib/modules/RELEASE; the
+# debug kernel's is in its cache, scripts/debug-kernel.sh).
 # depmod -a inside a TCG guest reads ~4000 modules over 9p and takes minutes;
 # on the host it takes seconds.  The staged tree (MODDIR/modroot) holds
 # symlinks to the distribution's modules, our modules under updates/smartt/,
@@ -13,9 +15,9 @@
 # latter two into the guest's overlay /lib/modules.  Nothing on the host's
 # /lib/modules is touched.
 set -euo pipefail
-rel=${1:?usage: stage-modules.sh RELEASE MODDIR}
-moddir=$(cd "${2:?usage: stage-modules.sh RELEASE MODDIR}" && pwd)
-src=/lib/modules/$rel
+rel=${1:?usage: stage-modules.sh RELEASE MODDIR [SRC]}
+moddir=$(cd "${2:?usage: stage-modules.sh RELEASE MODDIR [SRC]}" && pwd)
+src=${3:-/lib/modules/$rel}
 [ -d "$src/kernel" ] || { echo "stage-modules: $src/kernel missing (run make deps)" >&2; exit 1; }
 
 root=$moddir/modroot

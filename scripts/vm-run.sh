@@ -6,8 +6,10 @@
 # writable overlays on /etc, /lib, /usr, /var, /tmp, ...), so every tool
 # installed on the host is there; OUTDIR (if given) is shared read-write.
 #
-#   vm-run.sh [-o OUTDIR] [-m MEM] [-t TIMEOUT_S] SERIES|RELEASE -- COMMAND...
+#   vm-run.sh [-o OUTDIR] [-m MEM] [-t TIMEOUT_S] SERIES|RELEASE|KDIR -- COMMAND...
 #
+# KDIR: a kernel build directory of our own (scripts/debug-kernel.sh); its
+# arch/x86/boot/bzImage boots.
 # KVM is used only if a probe boot proves it works on this machine (a
 # /dev/kvm that exists can still hang guests); the probe's verdict is cached
 # per host boot.  Otherwise the guest runs under TCG.  The exit status is the
@@ -45,10 +47,12 @@ shift
 command -v vng >/dev/null || { echo "vm-run: virtme-ng not installed in $venv (run make deps)" >&2; exit 2; }
 
 case $target in
-*-amd64) rel=$target ;;
-*) rel=$("$top"/scripts/kernels.sh release "$target") ;;
+/*)	rel=$(cat "$target/include/config/kernel.release" 2>/dev/null) ||
+		{ echo "vm-run: $target is not a kernel build directory" >&2; exit 2; }
+	kimg=$target/arch/x86/boot/bzImage ;;
+*-amd64) rel=$target kimg=/boot/vmlinuz-$target ;;
+*) rel=$("$top"/scripts/kernels.sh release "$target") kimg=/boot/vmlinuz-$rel ;;
 esac
-kimg=/boot/vmlinuz-$rel
 [ -r "$kimg" ] || { echo "vm-run: $kimg not readable (run make deps)" >&2; exit 2; }
 
 # Does KVM really work?  Boot a guest that prints a token, with a deadline

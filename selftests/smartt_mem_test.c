@@ -17,6 +17,11 @@
  *	COUNT transport ports (1024 on, an epoch each), as COUNT peers would
  *	send; prints "acks N" (the ACKs that came back within a second of
  *	the last one) and "sent N".
+ *   smartt_mem_test peers-from BASE COUNT DST DPORT
+ *	one whole 64-byte message to DST's (IPv4) transport port DPORT from
+ *	each of COUNT source addresses BASE, BASE + 1, ... (not configured
+ *	anywhere: IP_TRANSPARENT, so it needs CAP_NET_ADMIN), transport
+ *	port 9, an epoch each; prints "sent N".  Replies are not read.
  *   smartt_mem_test victim 4|6 PORT SECS TIMEOUT_MS
  *	a transport socket bound to PORT with SMARTT_TIMEOUT_MS = TIMEOUT_MS
  *	(and the default SO_RCVBUF); prints "bound", then "msg LEN" for each
@@ -216,6 +221,61 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 	return 0;
 }
 
+static int tool_peers_from(const char *base, long count, const char *dst, int dport)
+{
+	struct smartt_hdr h = {
+		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
+		.type = SMARTT_PKT_DATA,
+		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
+		.payload_len = htons(64),
+	};
+	struct data_ext x = {
+		.sport = htons(9), .dport = htons(dport), .msg_id = htobe64(1),
+		.msg_len = htobe64(64), .seg = htonl(64),
+	};
+	unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 64];
+	struct sockaddr_in src = { .sin_family = AF_INET,
+				   .sin_port = htons(SMARTT_UDP_PORT_DEFAULT) };
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = htons(SMARTT_UDP_PORT_DEFAULT) };
+	uint32_t first;
+	long sent = 0, i;
+	int one = 1, fd;
+
+	if (count < 1 || count > 65535) {
+		fprintf(stderr, "COUNT: 1 to 65535\n");
+		return 2;
+	}
+	if (inet_pton(AF_INET, base, &src.sin_addr) != 1 ||
+	    inet_pton(AF_INET, dst, &to.sin_addr) != 1) {
+		fprintf(stderr, "bad address %s or %s\n", base, dst);
+		return 2;
+	}
+	first = ntohl(src.sin_addr.s_addr);
+	memset(p, 0x5a, sizeof(p));
+	memcpy(p, &h, sizeof(h));
+	for (i = 0; i < count; i++) {
+		src.sin_addr.s_addr = htonl(first + i);
+		x.epoch = htonl(((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
+		memcpy(p + sizeof(h), &x, sizeof(x));
+		fd = socket(AF_INET, SOCK_DGRAM, 0);
+		if (fd < 0 || setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one)) ||
+		    bind(fd, (struct sockaddr *)&src, sizeof(src))) {
+			perror("transparent UDP socket");
+			return 1;
+		}
+		if (sendto(fd, p, sizeof(p), 0, (struct sockaddr *)&to, sizeof(to)) ==
+		    (ssize_t)sizeof(p))
+			sent++;
+		close(fd);
+		/* a breath now and then: the flood must reach the socket */
+		if (i % 64 == 63)
+			usleep(2000);
+	}
+	printf("sent %ld\n", sent);
+	return 0;
+}
+
 static int tool_victim(int fam, int port, int secs, unsigned int timeout_ms)
 {
 	static unsigned char buf[64 << 20];
@@ -284,6 +344,8 @@ int main(int argc, char **argv)
 				    atol(argv[8]), atoi(argv[9]), atoi(argv[10]));
 	if (argc == 7 && !strcmp(argv[1], "peers"))
 		return tool_peers(fam, argv[3], argv[4], atoi(argv[5]), atol(argv[6]));
+	if (argc == 6 && !strcmp(argv[1], "peers-from"))
+		return tool_peers_from(argv[2], atol(argv[3]), argv[4], atoi(argv[5]));
 	if (argc == 6 && !strcmp(argv[1], "victim"))
 		return tool_victim(fam, atoi(argv[3]), atoi(argv[4]), strtoul(argv[5], NULL, 0));
 	if (argc == 7 && !strcmp(argv[1], "send"))

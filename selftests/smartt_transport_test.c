@@ -8,11 +8,13 @@
  *	that routes but never answers> enables the ETIMEDOUT test.
  *   smartt_transport_test recv 4|6 PORT SIZE...
  *	bind PORT, receive one message of each SIZE (any order), check
- *	every byte, print "ok N bytes".
+ *	every byte, print "ok N bytes".  $SMARTT_LINGER_MS: then wait that
+ *	long for a message that should not come (a duplicate).
  *   smartt_transport_test send 4|6 ADDR PORT SIZE...
  *	send one message of each SIZE with a cookie, wait for every
  *	completion (status 0), print "ok".  $SMARTT_CC: congestion control.
  *	$SMARTT_RELIABILITY, $SMARTT_ACK_BYTES (send and recv): those options.
+ *	$SMARTT_SPORT: bind to that transport port (default: ephemeral).
  *   smartt_transport_test inject 4|6 ADDR
  *	send malformed packets to ADDR's UDP port 4793, print their number.
  *   smartt_transport_test open 4|6
@@ -387,6 +389,71 @@ TEST_F(api, completions)
 		seen |= 1 << (c.cookie - 0xabc0);
 	}
 	EXPECT_EQ(7, seen);
+	close(tx);
+	close(rx);
+}
+
+/*
+ * Completions count against the send buffer until read, not against the
+ * receive buffer: a sender that reads them late loses none (with a
+ * minimal SO_RCVBUF, 100 of them queue up), and one that does not read
+ * them runs out of room to send (EAGAIN) until it does.
+ */
+TEST_F(api, completions_wait_to_be_read)
+{
+	struct sockaddr_storage to;
+	socklen_t tolen = mkaddr(self->fam, self->lo, 4401, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4401);
+	int small = 1, sndbuf = 4096, i, sent, got = 0;
+	struct timeval tv = { .tv_sec = 10 };
+	struct smartt_completion c;
+	unsigned char seen[100] = {}, r[16];
+	unsigned char b = 7;
+
+	ASSERT_GE(tx, 0);
+	ASSERT_GE(rx, 0);
+	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_RCVBUF, &small, sizeof(small)));
+	ASSERT_EQ(0, setsockopt(rx, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)));
+	/* the receiver reads as it goes: its buffer stops nothing */
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(1, send_cookie(tx, &b, 1, &to, tolen, 1000 + i, 0));
+		while (recv(rx, r, sizeof(r), MSG_DONTWAIT) == 1)
+			got++;
+	}
+	while (got < 100 && recv(rx, r, sizeof(r), 0) == 1)
+		got++;
+	ASSERT_EQ(100, got);
+	for (i = 0; i < 100; i++) {
+		ASSERT_EQ(0, get_completion(tx, &c, 10000));
+		EXPECT_EQ(0, c.status);
+		ASSERT_GE(c.cookie, 1000ULL);
+		ASSERT_LT(c.cookie, 1100ULL);
+		EXPECT_EQ(0, seen[c.cookie - 1000]);
+		seen[c.cookie - 1000] = 1;
+	}
+
+	/* A small send buffer, completions left unread: no room at last. */
+	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
+	for (sent = 0; sent < 1000; sent++) {
+		if (send_cookie(tx, &b, 1, &to, tolen, 5000 + sent, MSG_DONTWAIT) != 1)
+			break;
+		usleep(2000);
+		/* the receiver keeps up: its buffer is not what stops us */
+		while (recv(rx, r, sizeof(r), MSG_DONTWAIT) >= 0)
+			;
+	}
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_GT(sent, 0);
+	ASSERT_LT(sent, 1000);
+	/* Everything acknowledged by now: the unread completions hold the room. */
+	usleep(300000);
+	EXPECT_EQ(-1, send_cookie(tx, &b, 1, &to, tolen, 1, MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	for (i = 0; i < sent; i++) {
+		ASSERT_EQ(0, get_completion(tx, &c, 10000));
+		EXPECT_EQ(0, c.status);
+	}
+	EXPECT_EQ(1, send_cookie(tx, &b, 1, &to, tolen, 2, MSG_DONTWAIT));
 	close(tx);
 	close(rx);
 }
@@ -926,7 +993,12 @@ static int tool_recv(int fam, int port, int nsz, char **sz)
 		got++;
 		total += n;
 	}
-	/* Exactly once: nothing else arrives. */
+	/* Exactly once: nothing else arrives (for $SMARTT_LINGER_MS). */
+	if (getenv("SMARTT_LINGER_MS")) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+		poll(&pfd, 1, atoi(getenv("SMARTT_LINGER_MS")));
+	}
 	if (recv(fd, buf, max + 1, MSG_DONTWAIT) >= 0) {
 		fprintf(stderr, "a message arrived twice\n");
 		return 1;
@@ -940,7 +1012,8 @@ static int tool_send(int fam, const char *ip, int port, int nsz, char **sz)
 	struct sockaddr_storage to;
 	socklen_t tolen = mkaddr(fam, ip, port, &to);
 	struct smartt_completion c;
-	int fd = smartt_socket(fam, -1), i, sndbuf = 64 << 20;
+	int fd = smartt_socket(fam, getenv("SMARTT_SPORT") ? atoi(getenv("SMARTT_SPORT")) : -1);
+	int i, sndbuf = 64 << 20;
 	unsigned char *buf;
 	size_t max = 0;
 

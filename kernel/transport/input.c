@@ -59,6 +59,7 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 	smartt_sk(sk)->rx_reserved -= m->reserve;
 	smartt_sk(sk)->rx_missing -= m->len - m->received;
 	list_del(&m->node);
+	rb_erase(&m->idnode, &peer->rx_ids);
 	kfree(m);
 }
 
@@ -102,14 +103,39 @@ void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 b
 	peer->rcv_nxt = base;
 }
 
+/* A peer's message being reassembled, by id: O(log n) per packet. */
 static struct smartt_rx_msg *smartt_rx_msg_find(struct smartt_peer *peer, u64 id)
 {
-	struct smartt_rx_msg *m;
+	struct rb_node *n = peer->rx_ids.rb_node;
 
-	list_for_each_entry(m, &peer->rx_msgs, node)
-		if (m->id == id)
+	while (n) {
+		struct smartt_rx_msg *m = rb_entry(n, struct smartt_rx_msg, idnode);
+
+		if (id < m->id)
+			n = n->rb_left;
+		else if (id > m->id)
+			n = n->rb_right;
+		else
 			return m;
+	}
 	return NULL;
+}
+
+/* The caller found no message @m->id (smartt_rx_msg_find()). */
+static void smartt_rx_msg_link(struct smartt_peer *peer, struct smartt_rx_msg *m)
+{
+	struct rb_node **link = &peer->rx_ids.rb_node, *parent = NULL;
+
+	while (*link) {
+		parent = *link;
+		if (m->id < rb_entry(parent, struct smartt_rx_msg, idnode)->id)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&m->idnode, parent, link);
+	rb_insert_color(&m->idnode, &peer->rx_ids);
+	list_add_tail(&m->node, &peer->rx_msgs);
 }
 
 /* Insert by offset; false if that offset is already there. */
@@ -172,6 +198,7 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	cb->sport = peer->port;
 	m->head = NULL;
 	list_del(&m->node);
+	rb_erase(&m->idnode, &peer->rx_ids);
 	kfree(m);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_MSGS_DELIVERED);
 	if (sock_flag(sk, SOCK_DEAD)) {
@@ -231,7 +258,7 @@ static struct smartt_rx_msg *smartt_rx_msg_new(struct sock *sk, struct smartt_pe
 	m->charge = need;
 	m->reserve = need - smartt_rx_head_charge();
 	m->last_ns = now;
-	list_add_tail(&m->node, &peer->rx_msgs);
+	smartt_rx_msg_link(peer, m);
 	peer->rx_charge += need;
 	ssk->rx_reserved += m->reserve;
 	ssk->rx_missing += len;
@@ -339,7 +366,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (IS_ERR(peer))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
 	now = ktime_get_ns();
-	peer->last_active = now;
+	smartt_peer_touch(sk, peer, now);
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
 	else if (una > peer->rcv_nxt)
@@ -528,7 +555,7 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 			SMARTT_STAT_RX_ACKS);
 
 	now = ktime_get_ns();
-	peer->last_active = now;
+	smartt_peer_touch(sk, peer, now);
 	echo = be64_to_cpu(a->echo_tx_time);
 	if (echo && echo <= now) {
 		rtt = now - echo;

@@ -466,7 +466,7 @@ int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	peer->last_active = ktime_get_ns();
+	smartt_peer_touch(sk, peer, ktime_get_ns());
 	if (epoch != peer->rx_epoch)
 		smartt_rx_reset(sk, peer, epoch, una);
 	else if (una > peer->rcv_nxt)

@@ -29,9 +29,15 @@ static u64 smartt_msg_charge(const struct smartt_tx_msg *m)
 	return m->len + SMARTT_MSG_OVERHEAD;
 }
 
+/*
+ * Room for a message of @len bytes: what is queued, and the completions
+ * not yet read, within the send buffer (one message always fits an empty
+ * socket).
+ */
 static bool smartt_tx_room(const struct sock *sk, u64 len)
 {
-	u64 queued = READ_ONCE(smartt_sk(sk)->tx_queued);
+	const struct smartt_sock *ssk = smartt_sk(sk);
+	u64 queued = READ_ONCE(ssk->tx_queued) + atomic_read(&ssk->compl_queued);
 
 	return !queued || queued + len + SMARTT_MSG_OVERHEAD <= (u64)READ_ONCE(sk->sk_sndbuf);
 }
@@ -248,6 +254,51 @@ int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
 	return 0;
 }
 
+static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer);
+
+/*
+ * At the peer limit: free the least recently active peer if it has no
+ * message either way and has been idle for %SMARTT_EVICT_IDLE_NS (or its
+ * reclaim time, if shorter).  The list is in order of activity, so the
+ * first peer that is not idle long enough ends the search, and at most
+ * %SMARTT_EVICT_SCAN idle ones with messages are passed over.
+ */
+static bool smartt_peer_evict(struct sock *sk)
+{
+	struct smartt_sock *ssk = smartt_sk(sk);
+	u64 now = ktime_get_ns();
+	u64 idle = min_t(u64, smartt_idle_ns(ssk), SMARTT_EVICT_IDLE_NS);
+	struct smartt_peer *p;
+	unsigned int n = 0;
+
+	list_for_each_entry(p, &ssk->peers, node) {
+		if (now - p->last_active < idle || ++n > SMARTT_EVICT_SCAN)
+			return false;
+		if (list_empty(&p->tx_msgs) && list_empty(&p->rx_msgs)) {
+			smartt_peer_free(sk, p);
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_PEERS_EVICTED);
+			return true;
+		}
+	}
+	return false;
+}
+
+/**
+ * smartt_peer_touch() - a peer is active: a message was queued to it or a
+ *	valid packet came from it
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @now: current time, ns
+ *
+ * Keeps the socket's peer list in order of activity, the least recently
+ * active first, for smartt_peer_evict() and smartt_peers_gc().
+ */
+void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now)
+{
+	peer->last_active = now;
+	list_move_tail(&peer->node, &smartt_sk(sk)->peers);
+}
+
 /**
  * smartt_peer_get() - find or create the state of a peer
  * @sk: socket (locked)
@@ -259,8 +310,10 @@ int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
  * A new peer has the state for receiving from it and for answering
  * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
  *
- * Return: the peer, or an ERR_PTR: -ENOBUFS beyond %SMARTT_MAX_PEERS or
- * without memory, a routing error when the peer cannot be reached.
+ * At %SMARTT_MAX_PEERS, an idle peer makes room (smartt_peer_evict()).
+ *
+ * Return: the peer, or an ERR_PTR: -ENOBUFS at %SMARTT_MAX_PEERS with no
+ * peer to evict or without memory, a routing error when the peer cannot be reached.
  */
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp)
@@ -273,7 +326,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p = smartt_peer_lookup(sk, family, a, port);
 	if (p)
 		return p;
-	if (ssk->npeers >= SMARTT_MAX_PEERS)
+	if (ssk->npeers >= SMARTT_MAX_PEERS && !smartt_peer_evict(sk))
 		return ERR_PTR(-ENOBUFS);
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
@@ -286,6 +339,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p->last_active = ktime_get_ns();
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
+	p->rx_ids = RB_ROOT;
 	smartt_peer_tx_init(p);
 	if (family == AF_INET)
 		src.v4 = ssk->inet.inet_saddr;
@@ -306,6 +360,31 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 fail:
 	kfree(p);
 	return ERR_PTR(err);
+}
+
+/* A completion was read (or purged with the socket): its room is back. */
+static void smartt_compl_free(struct sk_buff *skb)
+{
+	struct sock *sk = skb->sk;
+
+	atomic_sub(skb->truesize, &smartt_sk(sk)->compl_queued);
+	smartt_write_space(sk);
+}
+
+/*
+ * Queue a completion on the error queue.  Its memory counts against the
+ * send buffer until it is read, not against the receive buffer as
+ * sock_queue_err_skb() would: so a sender that reads its completions late
+ * is slowed down (sendmsg() waits for room) instead of losing them.
+ */
+static void smartt_compl_queue(struct sock *sk, struct sk_buff *skb)
+{
+	skb->sk = sk;
+	skb->destructor = smartt_compl_free;
+	atomic_add(skb->truesize, &smartt_sk(sk)->compl_queued);
+	skb_queue_tail(&sk->sk_error_queue, skb);
+	if (!sock_flag(sk, SOCK_DEAD))
+		sk_error_report(sk);
 }
 
 /* A message is finished: success (@status 0) or failure (-errno). */
@@ -331,10 +410,7 @@ static void smartt_msg_done(struct sock *sk, struct smartt_tx_msg *m, int status
 			c->msg_len = m->len;
 			c->status = status;
 			c->fct_ns = ktime_get_ns() - m->start_ns;
-			if (sock_queue_err_skb(sk, skb)) {
-				kfree_skb(skb);
-				skb = NULL;
-			}
+			smartt_compl_queue(sk, skb);
 		}
 		smartt_stat_inc(net, skb ? SMARTT_STAT_COMPLETIONS :
 				SMARTT_STAT_COMPLETIONS_DROPPED);
@@ -496,10 +572,13 @@ void smartt_peers_gc(struct sock *sk, u64 now)
 	struct smartt_peer *p, *tmp;
 	u64 idle = smartt_idle_ns(ssk);
 
-	list_for_each_entry_safe(p, tmp, &ssk->peers, node)
-		if (list_empty(&p->tx_msgs) && list_empty(&p->rx_msgs) &&
-		    now - p->last_active >= idle)
+	list_for_each_entry_safe(p, tmp, &ssk->peers, node) {
+		/* the list is in order of activity: the rest are newer */
+		if (now - p->last_active < idle)
+			break;
+		if (list_empty(&p->tx_msgs) && list_empty(&p->rx_msgs))
 			smartt_peer_free(sk, p);
+	}
 }
 
 static int smartt_cmsg_cookie(struct msghdr *msg, u64 *cookie, bool *has)
@@ -660,7 +739,7 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		peer->last_progress = m->start_ns;
 		smartt_timer_arm_at(sk, peer->last_progress + ssk->timeout_ns);
 	}
-	peer->last_active = m->start_ns;
+	smartt_peer_touch(sk, peer, m->start_ns);
 	list_add_tail(&m->node, &peer->tx_msgs);
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + smartt_msg_charge(m));
 	smartt_push(sk, peer);

@@ -65,6 +65,15 @@
 /* A peer idle this many timeouts (at least 1 s) is reclaimed. */
 #define SMARTT_IDLE_TIMEOUTS	4
 #define SMARTT_IDLE_MIN_NS	NSEC_PER_SEC
+/*
+ * At the peer limit, a peer with no message either way that has been idle
+ * this long (or its reclaim time, if shorter) makes room for a new one: a
+ * sender with anything unacknowledged sends at least once per
+ * %SMARTT_RTO_MAX_NS, so it is not one of them.
+ */
+#define SMARTT_EVICT_IDLE_NS	(2 * SMARTT_RTO_MAX_NS)
+/* Peers looked at, least recently active first, for one eviction. */
+#define SMARTT_EVICT_SCAN	8
 /* udp_sock.encap_type of the encapsulation sockets (any non-zero value). */
 #define SMARTT_UDP_ENCAP_TYPE	1
 /* Default window of cc "none", in segments. */
@@ -142,6 +151,7 @@ struct smartt_tx_msg {
 /**
  * struct smartt_rx_msg - a message being reassembled
  * @node: in &struct smartt_peer.rx_msgs
+ * @idnode: in &struct smartt_peer.rx_ids
  * @id: message number
  * @len: bytes
  * @seg_size: bytes per segment
@@ -156,6 +166,7 @@ struct smartt_tx_msg {
  */
 struct smartt_rx_msg {
 	struct list_head node;
+	struct rb_node idnode;
 	struct sk_buff *head;
 	u64 id;
 	u64 len;
@@ -196,7 +207,8 @@ struct smartt_rx_msg {
  * @rto_at: when the oldest in-flight packet times out (ns, 0 = not armed)
  * @last_progress: last time the peer acknowledged new data (ns)
  * @last_active: last time a message was queued to the peer or a valid
- *	packet came from it (ns); an idle peer is reclaimed
+ *	packet came from it (ns; smartt_peer_touch()); an idle peer is
+ *	reclaimed
  * @retransmits: packets retransmitted
  * @rtos: retransmission timeouts
  * @rx_epoch: epoch of the peer's sequence space (0: nothing received)
@@ -205,6 +217,7 @@ struct smartt_rx_msg {
  *	psn % SMARTT_WIN
  * @rcv_bytes: payload bytes accepted from @rx_epoch
  * @rx_msgs: messages being reassembled, least recently progressed first
+ * @rx_ids: the same messages by id (&struct smartt_rx_msg.idnode)
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
@@ -242,6 +255,7 @@ struct smartt_peer {
 	DECLARE_BITMAP(rx_bitmap, SMARTT_WIN);
 	u64 rcv_bytes;
 	struct list_head rx_msgs;
+	struct rb_root rx_ids;
 	u64 rx_charge;
 	struct smartt_state ss;
 	struct strack_state st;
@@ -254,7 +268,7 @@ struct smartt_peer {
  * @bind_node: in the netns port table
  * @port: bound transport port (0: not bound)
  * @closing: close() started: no new work, no timer re-arm
- * @peers: &struct smartt_peer list
+ * @peers: &struct smartt_peer list, least recently active first
  * @npeers: entries in @peers
  * @peer_hash: the peers again, by smartt_peer_lookup()'s hash
  * @peer_seed: that hash's seed, random per socket
@@ -269,6 +283,8 @@ struct smartt_peer {
  * @tp: STrack core parameters (cc_algo SMARTT_CCA_STRACK, else NULL)
  * @lb: path selector (SMARTT_LB) and its knobs, for new peers
  * @tx_queued: bytes of messages queued and not yet acknowledged
+ * @compl_queued: truesize of the completions on the error queue, not yet
+ *	read: they count against %SO_SNDBUF with @tx_queued
  * @rx_reserved: the peers' messages' reservations not yet used
  *	(&struct smartt_rx_msg.reserve), bytes
  * @rx_missing: payload bytes still missing of the messages being
@@ -302,6 +318,7 @@ struct smartt_sock {
 	struct strack_params *tp;
 	struct smartt_lb_knobs lb;
 	u64 tx_queued;
+	atomic_t compl_queued;
 	u64 rx_reserved;
 	u64 rx_missing;
 	u64 rx_wait_since;
@@ -410,6 +427,7 @@ enum smartt_stat {
 	SMARTT_STAT_RX_COPIED,
 	SMARTT_STAT_RX_EXPIRED,
 	SMARTT_STAT_RX_EVICTED,
+	SMARTT_STAT_PEERS_EVICTED,
 	SMARTT_STAT_ERR_NOBUFS,
 	SMARTT_STAT_DROP_CTRL_STALE,
 	SMARTT_STAT_COUNT,
@@ -521,6 +539,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp);
 void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
 u64 smartt_idle_ns(const struct smartt_sock *ssk);
+void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now);
 void smartt_peers_gc(struct sock *sk, u64 now);
 void smartt_write_space(struct sock *sk);
 extern struct proto smartt_prot;
