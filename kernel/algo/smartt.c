@@ -515,7 +515,7 @@ static __always_inline bool smartt_qa_wanted(const struct smartt_state *s,
 					     const struct smartt_params *p,
 					     bool loss, u32 delay)
 {
-	bool want = loss || (s->flags & SMARTT_F_TRIGGER_QA);
+	bool want = loss || (s->flags & SMARTT_ST_TRIGGER_QA);
 	u64 gate;
 
 	if (want && p->k.rules != SMARTT_RULES_NSCC)
@@ -558,7 +558,7 @@ static noinline u32 smartt_qa_fire(struct smartt_state *s,
 				max_t(u64, s->achieved, p->k.mtu));
 	s->bytes_to_ignore = e->in_flight;
 	s->bytes_ignored = 0;
-	s->flags &= ~SMARTT_F_TRIGGER_QA;
+	s->flags &= ~SMARTT_ST_TRIGGER_QA;
 	r = SMARTT_R_QA | smartt_bound_inl(s, p);
 	smartt_qa_next(s, p, e);
 	return r;
@@ -634,11 +634,11 @@ static __always_inline bool smartt_fi_count_up(struct smartt_state *s,
 	 * TRIGGER_QA the word is fi_count, plus 2^57 with INCREASE, and
 	 * cwnd <= maxwnd < 2^49, so one compare tests both.
 	 */
-	return (w2 & ~((u64)SMARTT_F_TRIGGER_QA << SMARTT_FI_WORD_FLAGS)) >
+	return (w2 & ~((u64)SMARTT_ST_TRIGGER_QA << SMARTT_FI_WORD_FLAGS)) >
 	       s->cwnd;
 #else
 	s->fi_count = smartt_fi_count_add(s, bytes);
-	return s->fi_count > s->cwnd || (s->flags & SMARTT_F_INCREASE);
+	return s->fi_count > s->cwnd || (s->flags & SMARTT_ST_INCREASE);
 #endif
 }
 
@@ -647,10 +647,10 @@ static __always_inline void smartt_fi_reset(struct smartt_state *s)
 {
 #ifdef SMARTT_FI_WORD_FLAGS
 	s->fi_word &= ~(SMARTT_FI_COUNT_MAX |
-			((u64)SMARTT_F_INCREASE << SMARTT_FI_WORD_FLAGS));
+			((u64)SMARTT_ST_INCREASE << SMARTT_FI_WORD_FLAGS));
 #else
 	s->fi_count = 0;
-	s->flags &= ~SMARTT_F_INCREASE;
+	s->flags &= ~SMARTT_ST_INCREASE;
 #endif
 }
 
@@ -669,7 +669,7 @@ static __always_inline bool smartt_fast_increase(struct smartt_state *s,
 	if (delay <= p->k.fast_delay && !e->ecn) {
 		if (smartt_fi_count_up(s, e->bytes)) {
 			s->cwnd += p->fast_bytes;
-			s->flags |= SMARTT_F_INCREASE;
+			s->flags |= SMARTT_ST_INCREASE;
 			return true;
 		}
 	} else {
@@ -688,7 +688,7 @@ static noinline u32 smartt_fast_inc_up(struct smartt_state *s,
 	u64 maxwnd = smartt_maxwnd_bdp(p, smartt_bdp_at(p, s->base_rtt));
 
 	s->cwnd += p->fast_bytes;
-	s->flags |= SMARTT_F_INCREASE;
+	s->flags |= SMARTT_ST_INCREASE;
 	if (s->cwnd > maxwnd) {
 		s->cwnd = maxwnd;
 		return SMARTT_R_FAST_INC | SMARTT_R_CLAMPED;
@@ -1046,7 +1046,7 @@ static noinline u32 smartt_qa_paper(struct smartt_state *s,
 				    const struct smartt_event *e,
 				    u32 base0, u32 delay)
 {
-	if (s->qa_end && (s->flags & SMARTT_F_TRIGGER_QA))
+	if (s->qa_end && (s->flags & SMARTT_ST_TRIGGER_QA))
 		return smartt_qa_fire(s, p, e);
 	return smartt_qa_paper_delay(s, p, e, base0, delay);
 }
@@ -1604,7 +1604,7 @@ static noinline u32 smartt_nscc_below(struct smartt_state *s,
 	if (p->k.fast_inc && delay < p->k.fast_delay) {
 		if (smartt_fi_count_up(s, nb)) {
 			s->cwnd += smartt_mul_fp(p->fast_fp, nb);
-			s->flags |= SMARTT_F_INCREASE;
+			s->flags |= SMARTT_ST_INCREASE;
 			return smartt_nscc_end(s, p, e, base0, SMARTT_R_FAST_INC);
 		}
 		/* INCREASE is clear: smartt_fi_count_up() is true with it */
@@ -1753,7 +1753,7 @@ static noinline u32 smartt_nscc_fast_same(struct smartt_state *s,
 	u32 r = SMARTT_R_FAST_INC;
 
 	s->cwnd += smartt_mul_fp(p->fast_fp, e->bytes);
-	s->flags |= SMARTT_F_INCREASE;
+	s->flags |= SMARTT_ST_INCREASE;
 	if (s->cwnd > maxwnd) {
 		s->cwnd = maxwnd;
 		r |= SMARTT_R_CLAMPED;
@@ -1823,7 +1823,7 @@ static noinline u32 smartt_qa_nscc_same(struct smartt_state *s,
 	u32 r = SMARTT_R_QA;
 
 	/* smartt_qa_wanted(), loss = false, for the nscc rules */
-	if (!s->qa_end || (!(s->flags & SMARTT_F_TRIGGER_QA) &&
+	if (!s->qa_end || (!(s->flags & SMARTT_ST_TRIGGER_QA) &&
 			   !smartt_qa_delay_trigger(s, p, d)))
 		return smartt_qa_nscc_next(s, p, e, d);
 	maxwnd = smartt_maxwnd_bdp(p, smartt_bdp_at(p, s->base_rtt));
@@ -1847,7 +1847,7 @@ static noinline u32 smartt_qa_nscc_same(struct smartt_state *s,
 	s->received = 0;
 	s->bytes_to_ignore = e->in_flight;
 	s->bytes_ignored = 0;
-	s->flags &= ~SMARTT_F_TRIGGER_QA;
+	s->flags &= ~SMARTT_ST_TRIGGER_QA;
 	smartt_qa_next(s, p, e);
 	return r;
 }
@@ -1923,7 +1923,7 @@ static u32 smartt_loss_paper(struct smartt_state *s, const struct smartt_params 
 	u32 r = SMARTT_R_LOSS_DEC;
 
 	s->cwnd = smartt_sat_sub(s->cwnd, e->bytes);
-	s->flags |= SMARTT_F_TRIGGER_QA;
+	s->flags |= SMARTT_ST_TRIGGER_QA;
 	if (!smartt_ignoring(s))
 		r |= smartt_quick_adapt(s, p, e);
 	return smartt_bound_or(s, p, r);
@@ -1951,7 +1951,7 @@ u32 smartt_on_nack(struct smartt_state *s, const struct smartt_params *p,
 
 	/* Reference 2.4: a trim is a delay sample of one network RTT. */
 	smartt_ewma(s, p, (u64)p->k.network_rtt * SMARTT_PS_PER_NS);
-	s->flags |= SMARTT_F_TRIGGER_QA;
+	s->flags |= SMARTT_ST_TRIGGER_QA;
 	if (p->k.qa && smartt_ignoring(s)) {
 		s->inc = 0;
 		s->received = 0;

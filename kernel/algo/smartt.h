@@ -265,8 +265,8 @@ static inline void smartt_maxwnd_lb_init(u64 *k, u64 *slack, u32 link_mbps,
 }
 
 /* Bits of smartt_state.flags. */
-#define SMARTT_F_TRIGGER_QA	0x01	/* a trim asked for QuickAdapt */
-#define SMARTT_F_INCREASE	0x02	/* FastIncrease active */
+#define SMARTT_ST_TRIGGER_QA	0x01	/* a trim asked for QuickAdapt */
+#define SMARTT_ST_INCREASE	0x02	/* FastIncrease active */
 
 /* smartt_state.fi_count saturates here (56 bits, see struct smartt_state) */
 #define SMARTT_FI_COUNT_MAX	((1ULL << 56) - 1)

@@ -673,6 +673,35 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 		if (err)
 			return err;
 	}
+	if (len > READ_ONCE(ssk->msg_max))
+		return -EMSGSIZE;
+	/*
+	 * Without room a non-blocking send fails before copying anything
+	 * (unless an error or a shutdown is to be reported: below).
+	 */
+	if ((msg->msg_flags & MSG_DONTWAIT) && !READ_ONCE(sk->sk_err) &&
+	    !(READ_ONCE(sk->sk_shutdown) & SEND_SHUTDOWN) &&
+	    (msg->msg_name || READ_ONCE(sk->sk_state) == TCP_ESTABLISHED) &&
+	    !smartt_tx_room(sk, len))
+		return -EAGAIN;
+
+	/*
+	 * The copy is made before the socket is locked, so that the peers'
+	 * packets are not held in the backlog while a large message is
+	 * copied.  It is charged to the sender's memory cgroup.
+	 */
+	m = kzalloc(sizeof(*m), GFP_KERNEL);
+	if (!m)
+		return -ENOBUFS;
+	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!m->data) {
+		kfree(m);
+		return -ENOBUFS;
+	}
+	if (len && !copy_from_iter_full(m->data, len, &msg->msg_iter)) {
+		err = -EFAULT;
+		goto free;
+	}
 
 	lock_sock(sk);
 	err = sock_error(sk);
@@ -712,23 +741,6 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	err = smartt_peer_tx_alloc(sk, peer);
 	if (err)
 		goto out;
-	m = kzalloc(sizeof(*m), GFP_KERNEL);
-	if (!m) {
-		err = -ENOBUFS;
-		goto out;
-	}
-	m->data = kvmalloc(max_t(size_t, len, 1), GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	if (!m->data) {
-		kfree(m);
-		err = -ENOBUFS;
-		goto out;
-	}
-	if (len && !copy_from_iter_full(m->data, len, &msg->msg_iter)) {
-		kvfree(m->data);
-		kfree(m);
-		err = -EFAULT;
-		goto out;
-	}
 	m->len = len;
 	m->nsegs = len ? DIV_ROUND_UP_ULL(len, peer->mss) : 1;
 	m->id = peer->next_msg_id++;
@@ -743,9 +755,13 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	list_add_tail(&m->node, &peer->tx_msgs);
 	WRITE_ONCE(ssk->tx_queued, ssk->tx_queued + smartt_msg_charge(m));
 	smartt_push(sk, peer);
-	err = len;
+	release_sock(sk);
+	return len;
 out:
 	release_sock(sk);
+free:
+	kvfree(m->data);
+	kfree(m);
 	return err;
 }
 

@@ -164,7 +164,7 @@ TEST(smartt_on_nack__nscc_delay_sample_is_network_rtt)
 	/* avg = 0.0125 x 12000 ns = 150 ns */
 	smartt_on_nack(&s, &p, &e);
 	EXPECT_EQ(150000ULL, s.avg_delay);
-	EXPECT_TRUE(s.flags & SMARTT_F_TRIGGER_QA);
+	EXPECT_TRUE(s.flags & SMARTT_ST_TRIGGER_QA);
 }
 
 /*
@@ -227,11 +227,11 @@ TEST(smartt_on_ack__fast_increase_counter_saturates_below_flags)
 	ASSERT_EQ(0, smartt_params_init(&p, &smartt_profiles[SMARTT_PROFILE_2024]));
 	smartt_init(&s, &p, 100000);
 	s.fi_count = SMARTT_FI_COUNT_MAX - 100;
-	s.flags = SMARTT_F_TRIGGER_QA;
+	s.flags = SMARTT_ST_TRIGGER_QA;
 	r = smartt_on_ack(&s, &p, &e);
 	EXPECT_NE(0U, r & SMARTT_R_FAST_INC);
 	EXPECT_TRUE(s.fi_count == SMARTT_FI_COUNT_MAX);
-	EXPECT_EQ(SMARTT_F_TRIGGER_QA | SMARTT_F_INCREASE, (int)s.flags);
+	EXPECT_EQ(SMARTT_ST_TRIGGER_QA | SMARTT_ST_INCREASE, (int)s.flags);
 	EXPECT_EQ(100000ULL + 2 * 4096, s.cwnd);
 }
 
