@@ -133,9 +133,11 @@ install_module() {
 	local staged=$moddir/modroot/lib/modules/$rel
 	[ -r "$staged/updates/smartt/smartt.ko" ] ||
 		{ echo "no $staged/updates/smartt/smartt.ko (scripts/stage-modules.sh)"; return 1; }
-	# a kernel of our own (the debug kernel) has no tree here: take the
-	# staged one whole (its links point into the host's cache, shared)
-	if [ ! -d "/lib/modules/$rel" ]; then
+	# a kernel of our own (the debug kernel) has no tree here, or only
+	# virtme-ng's link to its build directory: take the staged one
+	# whole (its links point into the host's cache, shared)
+	if [ -L "/lib/modules/$rel" ] || [ ! -d "/lib/modules/$rel" ]; then
+		rm -f "/lib/modules/$rel"
 		cp -a "$staged" /lib/modules/ && modinfo smartt >/dev/null
 		return
 	fi
