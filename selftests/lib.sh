@@ -95,6 +95,30 @@ veth_pair() {
 	ip -n "$1" link set veth-a up && ip -n "$2" link set veth-b up
 }
 
+# third_host C B: a third netns host C on a veth to B's veth-bc,
+# 198.18.2.1/24 (C) and 198.18.2.2/24 (B); C is removed on exit like the
+# others.
+third_host() {
+	netns_add "$1" || return 1
+	ip link add veth-c netns "$1" type veth peer name veth-bc netns "$2" &&
+		ip -n "$1" link set lo up &&
+		ip -n "$1" addr add 198.18.2.1/24 dev veth-c &&
+		ip -n "$2" addr add 198.18.2.2/24 dev veth-bc &&
+		ip -n "$1" link set veth-c up && ip -n "$2" link set veth-bc up
+}
+
+# mem_back NETNS PAGES: wait up to 5 s for the protocol's memory
+# (mem_pages, read in NETNS) to be PAGES or less; prints the last value.
+mem_back() {
+	local i p
+	for i in $(seq 50); do
+		p=$(ip netns exec "$1" awk '$1 == "mem_pages" { print $2 }' /proc/net/smartt_stats)
+		[ "$p" -le "$2" ] && break
+		sleep 0.1
+	done
+	echo "$p"
+}
+
 # jfield FILE KEY: a top-level field of the last JSON line of FILE (the
 # report of smartt-perf --json and similar tools).
 jfield() {

@@ -178,7 +178,10 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	return 0;
 }
 
-static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
+/* A whole 64-byte message as one DATA packet, as peer (@sport, @epoch) sends it. */
+#define WHOLE_LEN (SMARTT_HDR_LEN + sizeof(struct data_ext) + 64)
+
+static void whole_msg(unsigned char *p, int dport, uint16_t sport, uint32_t epoch)
 {
 	struct smartt_hdr h = {
 		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
@@ -187,10 +190,18 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 		.payload_len = htons(64),
 	};
 	struct data_ext x = {
-		.dport = htons(dport), .msg_id = htobe64(1), .msg_len = htobe64(64),
-		.seg = htonl(64),
+		.sport = htons(sport), .dport = htons(dport), .epoch = htonl(epoch),
+		.msg_id = htobe64(1), .msg_len = htobe64(64), .seg = htonl(64),
 	};
-	unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 64];
+
+	memset(p, 0x5a, WHOLE_LEN);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + sizeof(h), &x, sizeof(x));
+}
+
+static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
+{
+	unsigned char p[WHOLE_LEN];
 	int fd, acks = 0;
 	struct addrinfo *ai;
 	long sent = 0, i;
@@ -202,12 +213,8 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 	fd = attacker(fam, src, dst, &ai);
 	if (fd < 0)
 		return -fd;
-	memset(p, 0x5a, sizeof(p));
-	memcpy(p, &h, sizeof(h));
 	for (i = 0; i < count; i++) {
-		x.sport = htons(1024 + i);
-		x.epoch = htonl(((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
-		memcpy(p + sizeof(h), &x, sizeof(x));
+		whole_msg(p, dport, 1024 + i, ((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
 		if (sendto(fd, p, sizeof(p), 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)sizeof(p))
 			sent++;
 		/* a breath now and then: the flood must reach the socket, not the qdisc's limit */
@@ -223,17 +230,7 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 
 static int tool_peers_from(const char *base, long count, const char *dst, int dport)
 {
-	struct smartt_hdr h = {
-		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
-		.type = SMARTT_PKT_DATA,
-		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
-		.payload_len = htons(64),
-	};
-	struct data_ext x = {
-		.sport = htons(9), .dport = htons(dport), .msg_id = htobe64(1),
-		.msg_len = htobe64(64), .seg = htonl(64),
-	};
-	unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 64];
+	unsigned char p[WHOLE_LEN];
 	struct sockaddr_in src = { .sin_family = AF_INET,
 				   .sin_port = htons(SMARTT_UDP_PORT_DEFAULT) };
 	struct sockaddr_in to = { .sin_family = AF_INET,
@@ -252,12 +249,9 @@ static int tool_peers_from(const char *base, long count, const char *dst, int dp
 		return 2;
 	}
 	first = ntohl(src.sin_addr.s_addr);
-	memset(p, 0x5a, sizeof(p));
-	memcpy(p, &h, sizeof(h));
 	for (i = 0; i < count; i++) {
 		src.sin_addr.s_addr = htonl(first + i);
-		x.epoch = htonl(((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
-		memcpy(p + sizeof(h), &x, sizeof(x));
+		whole_msg(p, dport, 9, ((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (fd < 0 || setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one)) ||
 		    bind(fd, (struct sockaddr *)&src, sizeof(src))) {

@@ -165,11 +165,7 @@ mutate() {
 	after=$(stat_b rx_packets)
 	kill $victim 2>/dev/null
 	wait $victim 2>/dev/null
-	for i in $(seq 20); do
-		pages1=$(stat_b mem_pages)
-		[ "$pages1" -le "$pages0" ] && break
-		sleep 0.1
-	done
+	pages1=$(mem_back "$b" "$pages0")
 	echo "mutate: $n packets; b received $before -> $after packets;" \
 		"mem_pages $pages0 -> $pages1 after the victim closed"
 	[ "$rc" = 0 ] && [ "$n" -gt 0 ] && [ "$after" -ge $((before + n)) ] &&

@@ -89,11 +89,7 @@ fuzz() {
 	after=$(stat_b rx_packets)
 	kill "$victim" 2>/dev/null
 	wait "$victim" 2>/dev/null
-	for i in $(seq 50); do
-		pages1=$(stat_b mem_pages)
-		[ "$pages1" -le "$pages0" ] && break
-		sleep 0.1
-	done
+	pages1=$(mem_back "$b" "$pages0")
 	say "IPv$fam: $sent fuzz packets in $(($(date +%s) - t0)) s; b received" \
 		"$((after - before)) packets; $xfers transfers intact, $bad not;" \
 		"mem_pages $pages0 -> $pages1 after b's sockets closed"

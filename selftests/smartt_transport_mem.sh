@@ -56,12 +56,7 @@ mem_saved=$(cat "$mem_sysctl" 2>/dev/null)
 
 setup() {
 	veth_pair "$a" "$b" || return 1
-	netns_add "$c" || return 1
-	ip link add veth-c netns "$c" type veth peer name veth-bc netns "$b" &&
-		ip -n "$c" link set lo up &&
-		ip -n "$c" addr add 198.18.2.1/24 dev veth-c &&
-		ip -n "$b" addr add 198.18.2.2/24 dev veth-bc &&
-		ip -n "$c" link set veth-c up && ip -n "$b" link set veth-bc up || return 1
+	third_host "$c" "$b" || return 1
 	ip netns exec "$b" "$bin" victim 4 $vport 600 3000 >"$victim_out" 2>&1 &
 	hold+=($!)
 	wait_output "$victim_out" bound || { cat "$victim_out"; return 1; }

@@ -45,12 +45,7 @@ c=smartt-st-c-$$
 
 setup() {
 	veth_pair "$a" "$b" || return 1
-	netns_add "$c" || return 1
-	ip link add veth-c netns "$c" type veth peer name veth-bc netns "$b" &&
-		ip -n "$c" link set lo up &&
-		ip -n "$c" addr add 198.18.2.1/24 dev veth-c &&
-		ip -n "$b" addr add 198.18.2.2/24 dev veth-bc &&
-		ip -n "$c" link set veth-c up && ip -n "$b" link set veth-bc up || return 1
+	third_host "$c" "$b" || return 1
 	# the flood's source addresses route back through a (which drops
 	# the answers: it does not forward)
 	ip -n "$b" route add 198.19.0.0/16 via 198.18.0.1 || return 1
