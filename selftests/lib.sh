@@ -27,16 +27,23 @@ ktap_result() {
 	esac
 }
 
-# check DESCRIPTION COMMAND... : one sub-check, passes if COMMAND succeeds.
+# check DESCRIPTION COMMAND... : one sub-check, passes if COMMAND succeeds;
+# exit status 4 ($ksft_skip) skips it, the last line of its output the
+# reason.
 check() {
-	local desc=$1 out
+	local desc=$1 out rc
 	shift
 	if out=$("$@" 2>&1); then
 		ktap_result OK "$desc"
-	else
-		ktap_result FAIL "$desc"
-		[ -n "$out" ] && printf '# | %s\n' "${out//$'\n'/$'\n# | '}"
+		return
 	fi
+	rc=$?
+	if [ "$rc" = "$ksft_skip" ]; then
+		ktap_result SKIP "$desc" "$(tail -n 1 <<<"$out")"
+		return
+	fi
+	ktap_result FAIL "$desc"
+	[ -n "$out" ] && printf '# | %s\n' "${out//$'\n'/$'\n# | '}"
 }
 
 # ktap_exit: the script's exit status from its sub-checks.

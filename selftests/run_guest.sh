@@ -187,10 +187,14 @@ fi
 # of ours.  Objects are reported once unreferenced for 5 s and two scans.
 if [ -w "$kmemleak" ]; then
 	sleep 6
-	echo scan >"$kmemleak"
-	sleep 6
-	echo scan >"$kmemleak"
-	report=$(cat "$kmemleak")
+	# a kmemleak that disabled itself (out of metadata) refuses to scan
+	scanned=yes
+	if ! { echo scan >"$kmemleak" && sleep 6 && echo scan >"$kmemleak" &&
+		report=$(cat "$kmemleak"); } 2>/dev/null; then
+		result 1 "kmemleak: nothing allocated through smartt leaked" \
+			"kmemleak does not scan (disabled?)"
+		report= scanned=no
+	fi
 	ours=$(awk '
 		/^unreferenced object/ { if (obj != "" && hit) print obj; obj = $0; hit = 0; next }
 		{ obj = obj "\n" $0 }
@@ -198,7 +202,9 @@ if [ -w "$kmemleak" ]; then
 		END { if (obj != "" && hit) print obj }' <<<"$report")
 	total=$(grep -c '^unreferenced object' <<<"$report")
 	echo "# kmemleak: $total unreferenced object(s) after the suite, $(grep -c '^unreferenced object' <<<"$ours") allocated through smartt"
-	if [ -n "$ours" ]; then
+	if [ "$scanned" = no ]; then
+		:	# counted above
+	elif [ -n "$ours" ]; then
 		printf '%b\n' "$ours" | head -n 200 | indent
 		result 1 "kmemleak: nothing allocated through smartt leaked" "see above"
 	else

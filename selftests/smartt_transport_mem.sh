@@ -232,12 +232,19 @@ idle_out() { # idle_out: wait (30 s at most) until the victim has no peer
 	return 1
 }
 peer_flood() {
-	local d0 m0 out n d1 m1 grown left
+	local d0 m0 out n d1 m1 grown left t0 secs
 	# the earlier cases' peers reclaimed first: the flood's fill the table
 	idle_out || { echo "the earlier peers did not idle out"; return 1; }
 	d0=$(stat drop_peers)
 	m0=$(kmem)
+	t0=$(date +%s)
 	out=$(ip netns exec "$a" "$bin" peers 4 198.18.0.1 198.18.0.2 $vport 2000) || return 1
+	secs=$(($(date +%s) - t0))
+	if [ "$secs" -ge 10 ]; then
+		# (the debug kernel's sanitizers: minutes)
+		echo "the flood took $secs s here, about the 12 s after which idle peers are reclaimed: it cannot fill the table"
+		return "$ksft_skip"
+	fi
 	n=$(vpeers)
 	d1=$(stat drop_peers)
 	m1=$(kmem)

@@ -15,9 +15,11 @@
 #     socket: at most 1024 kept, the rest refused (drop_peers) or room
 #     made by evicting the idle ones (peers_evicted; the two count most of
 #     the flood, which the socket could not all have kept); slab and per-CPU
-#     memory grow by under 3 KiB a kept peer; a legitimate sender that
-#     comes right after gets its message through by eviction, before the
-#     flood's peers would be reclaimed as idle;
+#     memory grow by under 3 KiB a kept peer (not checked with KASAN, whose
+#     quarantine holds the evicted ones); a legitimate sender that comes
+#     right after gets its message through by eviction, long before the
+#     flood's peers would be reclaimed as idle (the socket's timeout is
+#     60 s: 240 s);
 #  4. modprobe -r while a transfer runs is refused, and the transfer
 #     completes intact;
 #  5. both namespaces deleted and their programs killed in the middle of
@@ -164,8 +166,9 @@ vpeers() { # vpeers: the victim socket's peers
 flood() {
 	local vout victim rc
 	vout=$(mktemp)
-	# SMARTT_TIMEOUT_MS 3 s: idle peers are reclaimed after 12 s
-	ip netns exec "$b" "$mbin" victim 4 $vport 300 3000 >"$vout" 2>&1 &
+	# SMARTT_TIMEOUT_MS 60 s: idle peers are reclaimed after 240 s, long
+	# after even a slow kernel's flood (eviction waits 4 s of idleness)
+	ip netns exec "$b" "$mbin" victim 4 $vport 600 60000 >"$vout" 2>&1 &
 	victim=$!
 	flood_at "$vout"
 	rc=$?
@@ -175,13 +178,19 @@ flood() {
 	return $rc
 }
 flood_at() { # flood_at VICTIM-OUTPUT
-	local vout=$1 d0 e0 m0 out n d1 e1 m1 grown sent
+	local vout=$1 d0 e0 m0 out n d1 e1 m1 grown sent t0 secs memok=true
 	wait_output "$vout" bound || { cat "$vout"; return 1; }
 	d0=$(stat "$b" drop_peers)
 	e0=$(stat "$b" peers_evicted)
 	m0=$(kmem)
+	t0=$(date +%s)
 	out=$(ip netns exec "$a" "$mbin" peers-from 198.19.0.1 10000 198.18.0.2 $vport) ||
 		{ echo "$out"; return 1; }
+	secs=$(($(date +%s) - t0))
+	if [ "$secs" -ge 200 ]; then
+		echo "the flood took $secs s here, about the 240 s after which idle peers are reclaimed: it cannot fill the table"
+		return "$ksft_skip"
+	fi
 	sent=${out#sent }
 	sleep 1
 	n=$(vpeers)
@@ -189,14 +198,21 @@ flood_at() { # flood_at VICTIM-OUTPUT
 	e1=$(stat "$b" peers_evicted)
 	m1=$(kmem)
 	grown=$((m1 - m0))
-	say "10^4 addresses sent $sent; the socket's peers $n, drop_peers +$((d1 - d0))," \
-		"peers_evicted +$((e1 - e0)); slab + per-CPU +$grown KiB (bound $((1024 * 3)))"
+	# KASAN's quarantine keeps freed objects (the evicted peers) a while:
+	# the memory bound holds for kernels without it
+	if grep -qw kasan_report /proc/kallsyms; then
+		memok=true
+		say "(KASAN kernel: slab growth reported, not checked)"
+	else
+		[ "$grown" -lt $((1024 * 3)) ] || memok=false
+	fi
+	say "10^4 addresses sent $sent in $secs s; the socket's peers $n, drop_peers" \
+		"+$((d1 - d0)), peers_evicted +$((e1 - e0)); slab + per-CPU +$grown KiB" \
+		"(bound $((1024 * 3)))"
 	[ "$sent" -eq 10000 ] && [ "$n" -le 1024 ] && [ "$n" -ge 1000 ] &&
-		[ $((d1 - d0 + e1 - e0)) -ge 8000 ] &&
-		[ "$grown" -lt $((1024 * 3)) ] || return 1
+		[ $((d1 - d0 + e1 - e0)) -ge 8000 ] && $memok || return 1
 	# right after the flood, c's message waits for an idle peer to evict:
-	# 4 s idle, well before the 12 s after which the flood would be
-	# reclaimed
+	# 4 s idle, long before the flood would be reclaimed
 	out=$(ip netns exec "$c" "$mbin" send 4 198.18.2.2 $vport 10000 20)
 	e1=$(stat "$b" peers_evicted)
 	say "then c's 10 KB: $out; peers_evicted +$((e1 - e0)) in all;" \
