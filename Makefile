@@ -22,7 +22,7 @@ help:
 	@echo "  make check           all tests: harness, unit, builds, checkpatch/sparse, KUnit, guests"
 	@echo "  make demo            build, boot a guest, emulate two hosts, compare congestion controls"
 	@echo "  make check-debug     transport/multipath/TCP selftests in a KASAN+lockdep+kmemleak+UBSAN"
-	@echo "                       6.12 kernel built from linux-source-6.12 (cached; ~40 min cold)"
+	@echo "                       6.12 kernel built from linux-source-6.12 (cached; ~50 min cold)"
 	@echo "  make unit            userspace unit tests of kernel/algo (ASan+UBSan)"
 	@echo "  make kunit           KUnit suites in a UML kernel built from linux-source-6.12 (cached)"
 	@echo "  make selftests       kselftests in QEMU guests (KERNEL=6.1|6.12 for one)"
@@ -63,7 +63,7 @@ check:
 	@KERNEL=$(KERNEL) scripts/check.sh
 
 # The transport's, multipath and TCP selftests in a 6.12 kernel with KASAN,
-# lockdep, kmemleak and UBSAN, built once from linux-source-6.12 (~40 min
+# lockdep, kmemleak and UBSAN, built once from linux-source-6.12 (~50 min
 # cold, cached outside the checkout).  Not part of `make check`.
 check-debug:
 	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null

@@ -145,6 +145,17 @@ timewarp_wanted() {
 	return 1
 }
 
+# guest_results GOUT: a guest's KTAP, or the tail of its console if it
+# wrote none.
+guest_results() {
+	if [ -s "$1/tap" ]; then
+		cat "$1/tap"
+	else
+		echo "# guest produced no results; console tail:"
+		tail -n 40 "$1/console.log" | sed 's/^/# /'
+	fi
+}
+
 stage_selftests() { # series[:timewarp]
 	local s=${1%:timewarp} rel gout rc=0 tw=0
 	[ "$1" = "$s" ] || tw=1
@@ -163,17 +174,12 @@ stage_selftests() { # series[:timewarp]
 		${SMARTT_FUZZ_PACKETS:+SMARTT_FUZZ_PACKETS=$SMARTT_FUZZ_PACKETS} \
 		selftests/run_guest.sh -o "$gout/tap" "build/$rel" ${SMARTT_SELFTESTS:-} \
 		>"$gout/console.log" 2>&1 || rc=$?
-	if [ -s "$gout/tap" ]; then
-		cat "$gout/tap"
-	else
-		echo "# guest produced no results; console tail:"
-		tail -n 40 "$gout/console.log" | sed 's/^/# /'
-	fi
+	guest_results "$gout"
 	return $rc
 }
 
 # The transport's, multipath and TCP selftests in the debug kernel
-# (scripts/debug-kernel.sh builds it once, ~40 min cold): its sanitizers
+# (scripts/debug-kernel.sh builds it once, ~50 min cold): its sanitizers
 # and lockdep report into the kernel log, which run_guest.sh scans, and
 # run_guest.sh asks kmemleak after the module is unloaded.  Every test's
 # limit is scaled by SMARTT_DEBUG_TIMEOUT_SCALE (default 4); the fuzzer
@@ -205,13 +211,7 @@ stage_debug() {
 		selftests/run_guest.sh -o "$gout/tap" "build/$rel" \
 		${SMARTT_DEBUG_SELFTESTS:-$debug_selftests_default} \
 		>"$gout/console.log" 2>&1 || rc=$?
-	if [ -s "$gout/tap" ]; then
-		# the guest's results (the counter reads result lines only)
-		sed -e '/^KTAP version/d' -e '/^1\.\./d' "$gout/tap"
-	else
-		echo "# guest produced no results; console tail:"
-		tail -n 40 "$gout/console.log" | sed 's/^/# /'
-	fi
+	guest_results "$gout"
 	return $rc
 }
 

@@ -38,7 +38,7 @@ if [ ! -e "$base/.smartt-built" ]; then
 fi
 if [ ! -e "$base/.smartt-built" ]; then
 	t0=$(date +%s)
-	echo "debug-kernel: building $ver with KASAN, lockdep, kmemleak and UBSAN in $build (cold: about 40 minutes on 2 cores)" >&2
+	echo "debug-kernel: building $ver with KASAN, lockdep, kmemleak and UBSAN in $build (cold: about 50 minutes on 2 cores)" >&2
 	(cd "$pristine" && "$venv/bin/virtme-configkernel" --defconfig \
 		--custom "${frags[0]}" --custom "${frags[1]}" O="$build") >"$base/config.log" 2>&1 ||
 		{ cat "$base/config.log" >&2; echo "debug-kernel: configuring failed" >&2; exit 1; }

@@ -128,7 +128,6 @@ for t in "${notes[@]}"; do echo "# $t"; done
 
 log_start=$(dmesg | wc -l)
 
-
 install_module() {
 	local staged=$moddir/modroot/lib/modules/$rel
 	[ -r "$staged/updates/smartt/smartt.ko" ] ||
@@ -185,15 +184,15 @@ fi
 # or a bare address in module space once the module is unloaded: every
 # other module this suite uses is built into the debug kernel) is a leak
 # of ours.  Objects are reported once unreferenced for 5 s and two scans.
-if [ -w "$kmemleak" ]; then
+kmemleak_check() {
+	local report ours total what="kmemleak: nothing allocated through smartt leaked"
+
 	sleep 6
 	# a kmemleak that disabled itself (out of metadata) refuses to scan
-	scanned=yes
 	if ! { echo scan >"$kmemleak" && sleep 6 && echo scan >"$kmemleak" &&
 		report=$(cat "$kmemleak"); } 2>/dev/null; then
-		result 1 "kmemleak: nothing allocated through smartt leaked" \
-			"kmemleak does not scan (disabled?)"
-		report= scanned=no
+		result 1 "$what" "kmemleak does not scan (disabled?)"
+		return
 	fi
 	ours=$(awk '
 		/^unreferenced object/ { if (obj != "" && hit) print obj; obj = $0; hit = 0; next }
@@ -202,16 +201,15 @@ if [ -w "$kmemleak" ]; then
 		END { if (obj != "" && hit) print obj }' <<<"$report")
 	total=$(grep -c '^unreferenced object' <<<"$report")
 	echo "# kmemleak: $total unreferenced object(s) after the suite, $(grep -c '^unreferenced object' <<<"$ours") allocated through smartt"
-	if [ "$scanned" = no ]; then
-		:	# counted above
-	elif [ -n "$ours" ]; then
+	if [ -n "$ours" ]; then
 		printf '%b\n' "$ours" | head -n 200 | indent
-		result 1 "kmemleak: nothing allocated through smartt leaked" "see above"
+		result 1 "$what" "see above"
 	else
 		[ "$total" -gt 0 ] && head -n 60 <<<"$report" | indent
-		result 0 "kmemleak: nothing allocated through smartt leaked"
+		result 0 "$what"
 	fi
-fi
+}
+[ -w "$kmemleak" ] && kmemleak_check
 
 # (kmemleak's own "new suspected memory leaks" lines were judged above)
 found=$(dmesg | tail -n +"$((log_start + 1))" |

@@ -34,6 +34,48 @@ static struct smartt_hdr *smartt_hdr_of(const struct sk_buff *skb)
 	return (struct smartt_hdr *)(skb->data + sizeof(struct udphdr));
 }
 
+/* A peer's message being reassembled, by id: O(log n) per packet. */
+static struct smartt_rx_msg *smartt_rx_msg_find(struct smartt_peer *peer, u64 id)
+{
+	struct rb_node *n = peer->rx_ids.rb_node;
+
+	while (n) {
+		struct smartt_rx_msg *m = rb_entry(n, struct smartt_rx_msg, idnode);
+
+		if (id < m->id)
+			n = n->rb_left;
+		else if (id > m->id)
+			n = n->rb_right;
+		else
+			return m;
+	}
+	return NULL;
+}
+
+/* The caller found no message @m->id (smartt_rx_msg_find()). */
+static void smartt_rx_msg_link(struct smartt_peer *peer, struct smartt_rx_msg *m)
+{
+	struct rb_node **link = &peer->rx_ids.rb_node, *parent = NULL;
+
+	while (*link) {
+		parent = *link;
+		if (m->id < rb_entry(parent, struct smartt_rx_msg, idnode)->id)
+			link = &parent->rb_left;
+		else
+			link = &parent->rb_right;
+	}
+	rb_link_node(&m->idnode, parent, link);
+	rb_insert_color(&m->idnode, &peer->rx_ids);
+	list_add_tail(&m->node, &peer->rx_msgs);
+}
+
+/* Undo smartt_rx_msg_link(). */
+static void smartt_rx_msg_unlink(struct smartt_peer *peer, struct smartt_rx_msg *m)
+{
+	list_del(&m->node);
+	rb_erase(&m->idnode, &peer->rx_ids);
+}
+
 /**
  * smartt_rx_msg_free() - drop a message being reassembled
  * @sk: socket (locked)
@@ -58,8 +100,7 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 	peer->rx_charge -= m->charge;
 	smartt_sk(sk)->rx_reserved -= m->reserve;
 	smartt_sk(sk)->rx_missing -= m->len - m->received;
-	list_del(&m->node);
-	rb_erase(&m->idnode, &peer->rx_ids);
+	smartt_rx_msg_unlink(peer, m);
 	kfree(m);
 }
 
@@ -101,41 +142,6 @@ void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 b
 	smartt_rel_ack_sent(peer);	/* a pending ACK was of the old epoch */
 	bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
 	peer->rcv_nxt = base;
-}
-
-/* A peer's message being reassembled, by id: O(log n) per packet. */
-static struct smartt_rx_msg *smartt_rx_msg_find(struct smartt_peer *peer, u64 id)
-{
-	struct rb_node *n = peer->rx_ids.rb_node;
-
-	while (n) {
-		struct smartt_rx_msg *m = rb_entry(n, struct smartt_rx_msg, idnode);
-
-		if (id < m->id)
-			n = n->rb_left;
-		else if (id > m->id)
-			n = n->rb_right;
-		else
-			return m;
-	}
-	return NULL;
-}
-
-/* The caller found no message @m->id (smartt_rx_msg_find()). */
-static void smartt_rx_msg_link(struct smartt_peer *peer, struct smartt_rx_msg *m)
-{
-	struct rb_node **link = &peer->rx_ids.rb_node, *parent = NULL;
-
-	while (*link) {
-		parent = *link;
-		if (m->id < rb_entry(parent, struct smartt_rx_msg, idnode)->id)
-			link = &parent->rb_left;
-		else
-			link = &parent->rb_right;
-	}
-	rb_link_node(&m->idnode, parent, link);
-	rb_insert_color(&m->idnode, &peer->rx_ids);
-	list_add_tail(&m->node, &peer->rx_msgs);
 }
 
 /* Insert by offset; false if that offset is already there. */
@@ -197,8 +203,7 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	cb->saddr = peer->addr;
 	cb->sport = peer->port;
 	m->head = NULL;
-	list_del(&m->node);
-	rb_erase(&m->idnode, &peer->rx_ids);
+	smartt_rx_msg_unlink(peer, m);
 	kfree(m);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_MSGS_DELIVERED);
 	if (sock_flag(sk, SOCK_DEAD)) {
