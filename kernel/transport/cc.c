@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smartt transport: the congestion-control dispatch.  One place decides
+ * smartt transport: the congestion-control dispatch and the RTT estimator
+ * that the RTO comes from.  One place decides
  * what an ACK, a NACK or a timeout does to a peer's window: nothing for
  * "none" (a fixed window), the SMaRTT core (kernel/algo/smartt.c) for its
  * profiles, the STrack core (kernel/algo/strack.c) for "strack".  The
@@ -274,4 +275,34 @@ void smartt_cc_release(struct smartt_sock *ssk)
 	ssk->tp = NULL;
 	ssk->cc_algo = SMARTT_CCA_NONE;
 	ssk->cc = SMARTT_CC_NONE;
+}
+
+/**
+ * smartt_rtt_sample() - feed the RTO estimator (RFC 6298)
+ * @peer: the peer
+ * @rtt_ns: a round-trip time measured from an echoed send time
+ *
+ * srtt and rttvar with gains 1/8 and 1/4; rto = srtt + max(1 ms,
+ * 4 rttvar), clamped to [%SMARTT_RTO_MIN_NS, %SMARTT_RTO_MAX_NS].  A new
+ * sample also ends any exponential backoff.
+ */
+void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns)
+{
+	u64 var;
+
+	if (!rtt_ns || rtt_ns > SMARTT_RTO_MAX_NS)
+		return;
+	if (!peer->srtt_ns) {
+		peer->srtt_ns = rtt_ns;
+		peer->rttvar_ns = rtt_ns / 2;
+	} else {
+		u64 d = peer->srtt_ns > rtt_ns ? peer->srtt_ns - rtt_ns :
+						 rtt_ns - peer->srtt_ns;
+
+		peer->rttvar_ns = peer->rttvar_ns - (peer->rttvar_ns >> 2) + (d >> 2);
+		peer->srtt_ns = peer->srtt_ns - (peer->srtt_ns >> 3) + (rtt_ns >> 3);
+	}
+	var = max_t(u64, NSEC_PER_MSEC, 4 * peer->rttvar_ns);
+	peer->rto_ns = clamp_t(u64, peer->srtt_ns + var, SMARTT_RTO_MIN_NS,
+			       SMARTT_RTO_MAX_NS);
 }

@@ -267,8 +267,8 @@ static struct smartt_rx_msg *smartt_rx_msg_new(struct sock *sk, struct smartt_pe
 	peer->rx_charge += need;
 	ssk->rx_reserved += m->reserve;
 	ssk->rx_missing += len;
-	/* its expiry (smartt_rx_timeouts()) */
-	smartt_timer_arm_at(sk, now + ssk->timeout_ns);
+	/* its expiry (smartt_rx_expire()) */
+	smartt_peer_due(sk, peer, now + ssk->timeout_ns);
 	return m;
 }
 
@@ -484,31 +484,6 @@ static struct smartt_peer *smartt_peer_of(struct sock *sk, const struct sk_buff 
 	return smartt_peer_lookup(sk, cb->family, &cb->saddr, cb->sport);
 }
 
-/* A PSN was acknowledged; false if it already was.  Adds its bytes. */
-static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
-			     u64 *bytes)
-{
-	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
-
-	/* A late ACK may name a PSN whose slot a newer PSN now uses. */
-	if (psn < peer->snd_una || s->psn != psn)
-		return false;
-	switch (s->state) {
-	case SMARTT_SEG_INFLIGHT:
-		peer->in_flight -= s->len;
-		break;
-	case SMARTT_SEG_LOST:
-		peer->lost--;
-		break;
-	default:
-		return false;
-	}
-	s->state = SMARTT_SEG_FREE;
-	*bytes += s->len;
-	smartt_msg_acked(sk, s->msg);
-	return true;
-}
-
 /*
  * The fabric RTT from NIC timestamps (Documentation/protocol.rst): the
  * sender-clock interval minus the receiver's turnaround.  0 when the ACK or
@@ -536,13 +511,11 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	const struct smartt_hdr *h = smartt_hdr_of(skb);
 	const struct smartt_ack_ext *a = (const void *)(h + 1);
 	struct net *net = sock_net(sk);
-	u64 cum, psn, echo, p, highest = 0, limit, now, acked = 0, rtt = 0, frtt;
-	struct smartt_sock *ssk = smartt_sk(sk);
-	u32 nacked_len = 0, rules = 0;
+	u64 cum, psn, echo, highest = 0, now, acked = 0, rtt = 0, frtt;
+	u32 nacked_len, rules = 0;
 	struct smartt_cc_sample cs;
 	struct smartt_peer *peer;
-	bool progress = false, nack;
-	unsigned int i;
+	bool progress;
 
 	peer = smartt_peer_of(sk, skb);
 	if (!peer)
@@ -567,54 +540,9 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		smartt_rtt_sample(peer, rtt);
 	}
 
-	for (p = peer->snd_una; p < cum; p++)
-		progress |= smartt_seg_acked(sk, peer, p, &acked);
-	if (cum > peer->snd_una)
-		peer->snd_una = cum;
-	for (i = 0; i + 1 < SMARTT_WIN; i++) {
-		p = cum + 1 + i;
-		if (p >= peer->snd_nxt)
-			break;
-		if (!(be64_to_cpu(a->sack[i / 64]) & (1ULL << (i % 64))))
-			continue;
-		progress |= smartt_seg_acked(sk, peer, p, &acked);
-		highest = p;
-	}
-	smartt_snd_una_advance(peer);
-
-	/*
-	 * Loss: the packet a NACK names (it was trimmed), and by SACK every
-	 * packet with SMARTT_DUPTHRESH newer ones acknowledged, unless it was
-	 * (re)sent less than an srtt ago; "strack" reliability infers losses
-	 * in smartt_rel_on_ack() instead.
-	 */
-	limit = highest >= SMARTT_DUPTHRESH && !smartt_rel_strack(ssk) ?
-		highest - SMARTT_DUPTHRESH + 1 : 0;
-	nack = h->type == SMARTT_PKT_NACK;
-	for (p = peer->snd_una; p < peer->snd_nxt; p++) {
-		struct smartt_txseg *s = &peer->win[p % SMARTT_WIN];
-		bool nacked = nack && p == psn;
-
-		if (p >= limit && !nacked) {
-			if (nack && p < psn)
-				continue;
-			break;
-		}
-		if (s->state != SMARTT_SEG_INFLIGHT)
-			continue;
-		if (!nacked && s->sent_ns + peer->srtt_ns > now)
-			continue;
-		if (!nacked) {
-			smartt_stat_inc(net, SMARTT_STAT_FAST_RETRANSMITS);
-			smartt_path_on_lost(sk, peer, s->entropy, now);
-		} else {
-			nacked_len = max_t(u32, s->len, 1);
-		}
-		smartt_trace_loss(sk, peer, p, nacked ? SMARTT_LOSS_NACK : SMARTT_LOSS_SACK);
-		s->state = SMARTT_SEG_LOST;
-		peer->in_flight -= s->len;
-		peer->lost++;
-	}
+	progress = smartt_rel_acked(sk, peer, a, &acked, &highest);
+	nacked_len = smartt_rel_losses(sk, peer, h->type == SMARTT_PKT_NACK ? psn : U64_MAX,
+				       highest, now);
 	smartt_rel_on_ack(sk, peer, h, a, highest, rtt, progress, now);
 	if (progress) {
 		peer->last_progress = now;

@@ -360,7 +360,7 @@ static int __net_init smartt_net_init(struct net *net)
 		free_percpu(sn->stats);
 		return -ENOMEM;
 	}
-	err = smartt_path_net_init(net);	/* net.smartt.transport_* */
+	err = smartt_ctl_net_init(net);	/* net.smartt.transport_* */
 	if (err) {
 		smartt_procfs_exit_net(net);
 		remove_proc_entry("smartt_stats", net->proc_net);
@@ -374,7 +374,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
 
-	smartt_path_net_exit(net);
+	smartt_ctl_net_exit(net);
 	smartt_procfs_exit_net(net);
 	remove_proc_entry("smartt_stats", net->proc_net);
 	/* User sockets hold the netns: none can be left, nor their UDP port. */

@@ -2,8 +2,11 @@
 /*
  * smartt transport: the reliability modes (SMARTT_RELIABILITY).
  *
+ * Both modes: what an ACK acknowledges (cumulative PSN and SACK bitmap),
+ * and the packet a NACK names is lost.
+ *
  * "sack": every DATA packet is acknowledged at once; the sender declares a
- * packet lost when SMARTT_DUPTHRESH newer ones are SACKed (input.c).
+ * packet lost when SMARTT_DUPTHRESH newer ones are SACKed.
  *
  * "strack" (strack.txt 3.3): the receiver coalesces ACKs (one after
  * SMARTT_ACK_BYTES payload bytes, at once on SMARTT_F_ACK_REQ, on a
@@ -204,7 +207,7 @@ void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_COALESCED);
 	if (!r->ack_due) {
 		r->ack_due = ktime_get_ns() + SMARTT_ACK_DELAY_NS;
-		smartt_timer_arm_at(sk, r->ack_due);
+		smartt_peer_due(sk, peer, r->ack_due);
 	}
 }
 
@@ -246,6 +249,119 @@ static u32 smartt_rel_recover(struct sock *sk, struct smartt_peer *peer, u64 end
 	if (n)
 		peer->rel.rec_end = max(peer->rel.rec_end, end);
 	return n;
+}
+
+/* A PSN was acknowledged; false if it already was.  Adds its bytes. */
+static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
+			     u64 *bytes)
+{
+	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+
+	/* A late ACK may name a PSN whose slot a newer PSN now uses. */
+	if (psn < peer->snd_una || s->psn != psn)
+		return false;
+	switch (s->state) {
+	case SMARTT_SEG_INFLIGHT:
+		peer->in_flight -= s->len;
+		break;
+	case SMARTT_SEG_LOST:
+		peer->lost--;
+		break;
+	default:
+		return false;
+	}
+	s->state = SMARTT_SEG_FREE;
+	*bytes += s->len;
+	smartt_msg_acked(sk, s->msg);
+	return true;
+}
+
+/**
+ * smartt_rel_acked() - what an ACK, NACK or PROBE_ACK acknowledges
+ * @sk: socket (locked)
+ * @peer: the peer it came from (with a window)
+ * @a: its extension; &struct smartt_ack_ext.cum_psn is at most snd_nxt
+ * @acked: incremented by the payload bytes newly acknowledged
+ * @highest: set to the highest PSN newly SACKed (unchanged if none)
+ *
+ * Every PSN below the cumulative PSN and every one its SACK bitmap names
+ * is acknowledged, once; snd_una moves past them.
+ *
+ * Return: true if anything was newly acknowledged.
+ */
+bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer,
+		      const struct smartt_ack_ext *a, u64 *acked, u64 *highest)
+{
+	u64 cum = be64_to_cpu(a->cum_psn), p;
+	bool progress = false;
+	unsigned int i;
+
+	for (p = peer->snd_una; p < cum; p++)
+		progress |= smartt_seg_acked(sk, peer, p, acked);
+	if (cum > peer->snd_una)
+		peer->snd_una = cum;
+	for (i = 0; i + 1 < SMARTT_WIN; i++) {
+		p = cum + 1 + i;
+		if (p >= peer->snd_nxt)
+			break;
+		if (!(be64_to_cpu(a->sack[i / 64]) & (1ULL << (i % 64))))
+			continue;
+		progress |= smartt_seg_acked(sk, peer, p, acked);
+		*highest = p;
+	}
+	smartt_snd_una_advance(peer);
+	return progress;
+}
+
+/**
+ * smartt_rel_losses() - the losses an ACK or a NACK reveals at once
+ * @sk: socket (locked)
+ * @peer: the peer it came from
+ * @nack_psn: the PSN a NACK names (it was trimmed), U64_MAX for an ACK
+ * @highest: the highest PSN the ACK newly SACKed (0: none)
+ * @now: time, ns
+ *
+ * Lost: the packet a NACK names, and with "sack" reliability every packet
+ * with %SMARTT_DUPTHRESH newer ones SACKed, unless it was (re)sent less
+ * than an srtt ago.  "strack" reliability infers its other losses in
+ * smartt_rel_on_ack() instead.
+ *
+ * Return: the NACKed packet's payload bytes (at least 1), 0 if none.
+ */
+u32 smartt_rel_losses(struct sock *sk, struct smartt_peer *peer, u64 nack_psn,
+		      u64 highest, u64 now)
+{
+	bool nack = nack_psn != U64_MAX;
+	u32 nacked_len = 0;
+	u64 limit, p;
+
+	limit = highest >= SMARTT_DUPTHRESH && !smartt_rel_strack(smartt_sk(sk)) ?
+		highest - SMARTT_DUPTHRESH + 1 : 0;
+	for (p = peer->snd_una; p < peer->snd_nxt; p++) {
+		struct smartt_txseg *s = &peer->win[p % SMARTT_WIN];
+		bool nacked = p == nack_psn;
+
+		if (p >= limit && !nacked) {
+			if (nack && p < nack_psn)
+				continue;
+			break;
+		}
+		if (s->state != SMARTT_SEG_INFLIGHT)
+			continue;
+		if (!nacked && s->sent_ns + peer->srtt_ns > now)
+			continue;
+		if (!nacked) {
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_FAST_RETRANSMITS);
+			smartt_path_on_lost(sk, peer, s->entropy, now);
+		} else {
+			nacked_len = max_t(u32, s->len, 1);
+		}
+		smartt_trace_loss(sk, peer, p, nacked ? SMARTT_LOSS_NACK : SMARTT_LOSS_SACK);
+		s->state = SMARTT_SEG_LOST;
+		peer->in_flight -= s->len;
+		peer->lost++;
+	}
+	return nacked_len;
 }
 
 /**
@@ -317,7 +433,7 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 	if (peer->snd_una < peer->snd_nxt) {
 		r->probe_at = now + SMARTT_PROBE_RTTS * base;
 		if (!armed)
-			smartt_timer_arm_at(sk, r->probe_at);
+			smartt_peer_due(sk, peer, r->probe_at);
 	}
 }
 
@@ -338,7 +454,7 @@ void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now)
 	    !smartt_rel_strack(smartt_sk(sk)))
 		return;
 	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
-	smartt_timer_arm_at(sk, r->probe_at);
+	smartt_peer_due(sk, peer, r->probe_at);
 }
 
 /**

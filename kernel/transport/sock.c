@@ -340,6 +340,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
 	p->rx_ids = RB_ROOT;
+	timerqueue_init(&p->due);
 	smartt_peer_tx_init(p);
 	if (family == AF_INET)
 		src.v4 = ssk->inet.inet_saddr;
@@ -355,7 +356,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	hlist_add_head(&p->hnode, smartt_peer_bucket(ssk, family, a, port));
 	ssk->npeers++;
 	/* its idle time's end (smartt_peers_gc()) */
-	smartt_timer_arm_at(sk, p->last_active + smartt_idle_ns(ssk));
+	smartt_peer_due(sk, p, p->last_active + smartt_idle_ns(ssk));
 	return p;
 fail:
 	kfree(p);
@@ -531,6 +532,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 		smartt_rx_msg_free(sk, peer, r);
 	dst_cache_destroy(&peer->dst_cache);
 	smartt_path_free(peer);
+	smartt_peer_due_unlink(sk, peer);
 	list_del(&peer->node);
 	hlist_del(&peer->hnode);
 	smartt_sk(sk)->npeers--;
@@ -563,7 +565,7 @@ u64 smartt_idle_ns(const struct smartt_sock *ssk)
  * where its packets say (&struct smartt_data_ext.snd_una): every message
  * it had started was delivered whole, so nothing can be lost.  A half
  * reassembled message keeps its peer (its sender may only be slow or cut
- * off for a while) until the message expires (smartt_rx_timeouts()) or
+ * off for a while) until the message expires (smartt_rx_expire()) or
  * its sender restarts (new epoch).
  */
 void smartt_peers_gc(struct sock *sk, u64 now)
@@ -749,7 +751,7 @@ static int smartt_sendmsg(struct sock *sk, struct msghdr *msg, size_t len)
 	m->start_ns = ktime_get_ns();
 	if (list_empty(&peer->tx_msgs)) {
 		peer->last_progress = m->start_ns;
-		smartt_timer_arm_at(sk, peer->last_progress + ssk->timeout_ns);
+		smartt_peer_due(sk, peer, peer->last_progress + ssk->timeout_ns);
 	}
 	smartt_peer_touch(sk, peer, m->start_ns);
 	list_add_tail(&m->node, &peer->tx_msgs);
@@ -867,7 +869,7 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 	if (optname == SMARTT_RELIABILITY)
 		return smartt_rel_set(sk, optval, optlen);
 	if (optname == SMARTT_LB)
-		return smartt_path_set_lb(sk, optval, optlen);
+		return smartt_ctl_set_lb(sk, optval, optlen);
 	if (optlen < sizeof(val))
 		return -EINVAL;
 	if (copy_from_sockptr(&val, optval, sizeof(val)))
@@ -885,8 +887,8 @@ static int smartt_setsockopt(struct sock *sk, int level, int optname,
 			err = -EINVAL;
 		} else {
 			ssk->timeout_ns = (u64)val * NSEC_PER_MSEC;
-			/* deadlines may have moved earlier */
-			smartt_timer_arm(sk);
+			/* every peer's deadlines moved */
+			smartt_peers_due_reset(sk);
 		}
 		break;
 	case SMARTT_WINDOW:
@@ -956,9 +958,9 @@ static int smartt_getsockopt(struct sock *sk, int level, int optname,
 	if (level != SOL_SMARTT)
 		return -ENOPROTOOPT;
 	if (optname == SMARTT_LB)
-		return smartt_path_get_lb(sk, optval, optlen);
+		return smartt_ctl_get_lb(sk, optval, optlen);
 	if (optname == SMARTT_PATH_INFO)
-		return smartt_path_get_info(sk, optval, optlen);
+		return smartt_ctl_get_info(sk, optval, optlen);
 	if (get_user(len, optlen))
 		return -EFAULT;
 	if (len < 0)
@@ -1034,6 +1036,7 @@ static int smartt_init_sock(struct sock *sk)
 	ssk->rel = SMARTT_REL_AUTO;
 	ssk->ack_bytes = SMARTT_ACK_BYTES_DEFAULT;
 	smartt_path_sock_init(sk);
+	timerqueue_init_head(&ssk->due);
 	timer_setup(&ssk->timer, smartt_timer_fn, 0);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);

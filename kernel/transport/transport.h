@@ -20,6 +20,7 @@
 #include <linux/skbuff.h>
 #include <linux/sockptr.h>
 #include <linux/timer.h>
+#include <linux/timerqueue.h>
 #include <net/dst_cache.h>
 #include <net/inet_sock.h>
 #include <net/ipv6.h>
@@ -182,6 +183,9 @@ struct smartt_rx_msg {
  * struct smartt_peer - per-peer state of a socket (UEC's PDC)
  * @node: in &struct smartt_sock.peers
  * @hnode: in &struct smartt_sock.peer_hash
+ * @due: in &struct smartt_sock.due, keyed by the peer's earliest deadline
+ *	(or an earlier time: a deadline that moved later is found out when
+ *	the old one comes; not queued while the peer has none)
  * @family: AF_INET or AF_INET6
  * @addr: the peer's address
  * @port: the peer's transport port
@@ -226,6 +230,7 @@ struct smartt_rx_msg {
 struct smartt_peer {
 	struct list_head node;
 	struct hlist_node hnode;
+	struct timerqueue_node due;
 	u16 family;
 	union smartt_addr addr;
 	u16 port;
@@ -295,7 +300,9 @@ struct smartt_peer {
  * @rx_grace_until: after an eviction, until when only @rx_grace_for may
  *	start a new message (ns, 0: no grace)
  * @rx_grace_for: the waiter the eviction was for (a token, as @rx_waiter)
- * @timer: retransmission / timeout timer
+ * @due: the peers with a deadline, earliest first (smartt_peer_due())
+ * @timer: retransmission / timeout timer, pending by the earliest of @due
+ *	and @rx_wait_since's deadline
  * @inet6: IPv6 state (must be last, see inet6_sk_generic())
  */
 struct smartt_sock {
@@ -325,6 +332,7 @@ struct smartt_sock {
 	const void *rx_waiter;
 	u64 rx_grace_until;
 	const void *rx_grace_for;
+	struct timerqueue_head due;
 	struct timer_list timer;
 	struct ipv6_pinfo inet6;
 };
@@ -571,6 +579,9 @@ void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 void smartt_timer_fn(struct timer_list *t);
 void smartt_timer_arm(struct sock *sk);
 void smartt_timer_arm_at(struct sock *sk, u64 at);
+void smartt_peer_due(struct sock *sk, struct smartt_peer *peer, u64 at);
+void smartt_peer_due_unlink(struct sock *sk, struct smartt_peer *peer);
+void smartt_peers_due_reset(struct sock *sk);
 void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
@@ -625,6 +636,10 @@ void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now);
 int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb);
 u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer);
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
+bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer,
+		      const struct smartt_ack_ext *a, u64 *acked, u64 *highest);
+u32 smartt_rel_losses(struct sock *sk, struct smartt_peer *peer, u64 nack_psn,
+		      u64 highest, u64 now);
 void smartt_trace_loss(struct sock *sk, struct smartt_peer *peer, u64 psn, u8 why);
 void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn);
 
@@ -635,13 +650,17 @@ void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn);
 #define SMARTT_LOSS_PROBE	3
 #define SMARTT_LOSS_RTO		4
 
+/* ctl.c */
+int smartt_ctl_net_init(struct net *net);
+void smartt_ctl_net_exit(struct net *net);
+int smartt_ctl_set_lb(struct sock *sk, sockptr_t optval, unsigned int optlen);
+int smartt_ctl_get_lb(struct sock *sk, char __user *optval, int __user *optlen);
+int smartt_ctl_get_info(struct sock *sk, char __user *optval, int __user *optlen);
+
 /* path.c */
-int smartt_path_net_init(struct net *net);
-void smartt_path_net_exit(struct net *net);
 void smartt_path_sock_init(struct sock *sk);
-int smartt_path_set_lb(struct sock *sk, sockptr_t optval, unsigned int optlen);
-int smartt_path_get_lb(struct sock *sk, char __user *optval, int __user *optlen);
-int smartt_path_get_info(struct sock *sk, char __user *optval, int __user *optlen);
+void smartt_path_set_kind(struct sock *sk, u32 kind);
+int smartt_path_fill_info(const struct smartt_peer *peer, struct smartt_path_info *pi);
 int smartt_path_init(struct sock *sk, struct smartt_peer *peer, gfp_t gfp);
 void smartt_path_free(struct smartt_peer *peer);
 u32 smartt_path_next(struct sock *sk, struct smartt_peer *peer, u64 psn, u32 len,
