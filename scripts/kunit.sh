@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Run the module's KUnit suites (kernel/tests/*_kunit.c, with every
-# kernel/algo/*.c) built into a UML kernel from Debian's linux-source-6.12.
+# Run the module's KUnit suites (kernel/tests/*_kunit.c) built into a UML
+# kernel from Debian's linux-source-6.12, together with the whole module
+# (kernel/*.c, cc/, transport/, algo/), which initializes at boot as it
+# would on load: the transport's suites use its sockets.
 #
 #   kunit.sh [-j JSON]
 #
@@ -10,8 +12,8 @@
 # and its build directory are cached outside the checkout in
 # $SMARTT_CACHE/kunit/<source version>-<config hash>/: the first run builds
 # the whole UML kernel (~13 min on 2 cores), later runs rebuild only our
-# files.  Our sources are copied into the tree as net/smartt/ and linked in
-# as built-in code.  SMARTT_INJECT_FAIL=kunit adds a deliberately failing
+# files.  Our sources (kernel/) are copied into the tree as net/smartt/ and
+# linked in as built-in code.  SMARTT_INJECT_FAIL=kunit adds a deliberately failing
 # suite (to prove the harness fails on it).
 set -euo pipefail
 
@@ -51,12 +53,13 @@ if [ ! -e "$tree/.smartt-ready" ]; then
 	touch "$tree/.smartt-ready"
 fi
 
-# Our sources, as net/smartt/.  rsync keeps mtimes: unchanged files are not
-# rebuilt.
+# Our sources, as net/smartt/.  rsync compares contents and rewrites only
+# the files that changed, stamped now: so unchanged files are not rebuilt,
+# and a file edited while an earlier build ran is (its own mtime could be
+# older than that build's objects).
 dst=$tree/net/smartt
 mkdir -p "$dst"
-rsync -a --delete --exclude Makefile \
-	"$top/kernel/algo" "$top/kernel/tests" "$top/kernel/compat" "$top/kernel/include" "$dst/"
+rsync -r --links --perms --checksum --delete --exclude Makefile "$top/kernel/" "$dst/"
 inject=
 if [ "${SMARTT_INJECT_FAIL:-}" = kunit ]; then
 	inject=tests/harness_kunit.o
@@ -68,7 +71,8 @@ smartt_dir := \$(if \$(filter /%,\$(src)),\$(src),\$(srctree)/\$(src))
 ccflags-y := -I\$(smartt_dir) -I\$(smartt_dir)/include/uapi \\
 	-include \$(smartt_dir)/compat/compat.h -DSMARTT_VERSION='"kunit"' \\
 	\$(shell \$(smartt_dir)/compat/probe.sh \$(srctree))
-obj-y += \$(patsubst \$(smartt_dir)/%.c,%.o,\$(sort \$(wildcard \$(smartt_dir)/algo/*.c)))
+obj-y += \$(patsubst \$(smartt_dir)/%.c,%.o,\$(sort \$(wildcard \$(smartt_dir)/*.c \$(smartt_dir)/cc/*.c \\
+	\$(smartt_dir)/transport/*.c \$(smartt_dir)/algo/*.c)))
 obj-y += \$(filter-out tests/harness_kunit.o,\$(patsubst \$(smartt_dir)/%.c,%.o,\$(sort \$(wildcard \$(smartt_dir)/tests/*_kunit.c))))
 obj-y += $inject
 MK
