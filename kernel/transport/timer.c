@@ -56,10 +56,10 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
  * @sk: socket (locked)
  * @at: the deadline, ns (ktime_get_ns())
  *
- * O(1), for the packet paths: whoever makes a deadline (or moves one
- * earlier) calls it, a deadline moved later needs nothing, and the timer
- * work arms the timer for the earliest of all (smartt_timer_arm()).  The
- * timer is never pending later than any deadline.
+ * O(1).  A peer's deadlines come here through smartt_peer_due(), the
+ * wait for receive buffer directly; the timer work arms the timer for the
+ * earliest of all (smartt_timer_arm()).  The timer is never pending later
+ * than any deadline.
  */
 void smartt_timer_arm_at(struct sock *sk, u64 at)
 {
@@ -75,11 +75,12 @@ void smartt_timer_arm_at(struct sock *sk, u64 at)
 }
 
 /*
- * A peer's earliest deadline, U64_MAX for none: the earlier of its RTO and
- * the end of its timeout (no progress for %SMARTT_TIMEOUT_MS) while it has
- * messages to send, a pending ACK or probe (smartt_rel_deadline()), the
- * expiry of its oldest partial message (smartt_rx_expire()), and when it
- * has no message either way, the end of its idle time (smartt_idle_ns()).
+ * A peer's earliest deadline: the earlier of its RTO and the end of its
+ * timeout (no progress for %SMARTT_TIMEOUT_MS) while it has messages to
+ * send, a pending ACK or probe (smartt_rel_deadline()), the expiry of its
+ * oldest partial message (smartt_rx_expire()), and when it has no message
+ * either way, the end of its idle time (smartt_idle_ns()).  So every peer
+ * has one, and is queued from its creation until it is freed.
  */
 static u64 smartt_peer_deadline(struct sock *sk, struct smartt_peer *p)
 {
@@ -152,15 +153,9 @@ void smartt_peers_due_reset(struct sock *sk)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	struct smartt_peer *p;
-	u64 at;
 
-	list_for_each_entry(p, &ssk->peers, node) {
-		at = smartt_peer_deadline(sk, p);
-		if (at != U64_MAX)
-			smartt_due_queue(ssk, p, at);
-		else
-			smartt_peer_due_unlink(sk, p);
-	}
+	list_for_each_entry(p, &ssk->peers, node)
+		smartt_due_queue(ssk, p, smartt_peer_deadline(sk, p));
 	smartt_timer_arm(sk);
 }
 
@@ -259,10 +254,10 @@ static void smartt_peer_timer(struct sock *sk, struct smartt_peer *p, u64 now)
 }
 
 /*
- * Only the peers whose deadline came are visited, each once: one is
+ * Only the peers whose deadline came are visited, each once: each is
  * queued again at its next deadline (after now if that came too: it is
- * done at the next run, a jiffy later) or leaves the queue.  Idle peers
- * are reclaimed last (smartt_peers_gc()).
+ * done at the next run, a jiffy later).  Idle peers are reclaimed last
+ * (smartt_peers_gc()).
  */
 static void smartt_timer_work(struct sock *sk)
 {
@@ -280,8 +275,7 @@ static void smartt_timer_work(struct sock *sk)
 		at = smartt_peer_deadline(sk, p);
 		if (timerqueue_node_queued(&p->due))
 			at = min_t(u64, at, p->due.expires);
-		if (at != U64_MAX)
-			smartt_due_queue(ssk, p, max(at, now + 1));
+		smartt_due_queue(ssk, p, max(at, now + 1));
 	}
 	smartt_peers_gc(sk, now);
 	smartt_timer_arm(sk);

@@ -183,9 +183,9 @@ struct smartt_rx_msg {
  * struct smartt_peer - per-peer state of a socket (UEC's PDC)
  * @node: in &struct smartt_sock.peers
  * @hnode: in &struct smartt_sock.peer_hash
- * @due: in &struct smartt_sock.due, keyed by the peer's earliest deadline
- *	(or an earlier time: a deadline that moved later is found out when
- *	the old one comes; not queued while the peer has none)
+ * @due: in &struct smartt_sock.due from the peer's creation until it is
+ *	freed, keyed by its earliest deadline (or an earlier time: a
+ *	deadline that moved later is found out when the old one comes)
  * @family: AF_INET or AF_INET6
  * @addr: the peer's address
  * @port: the peer's transport port
@@ -576,14 +576,6 @@ bool smartt_skb_not_unicast(const struct sk_buff *skb);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u32 code);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
-void smartt_timer_fn(struct timer_list *t);
-void smartt_timer_arm(struct sock *sk);
-void smartt_timer_arm_at(struct sock *sk, u64 at);
-void smartt_peer_due(struct sock *sk, struct smartt_peer *peer, u64 at);
-void smartt_peer_due_unlink(struct sock *sk, struct smartt_peer *peer);
-void smartt_peers_due_reset(struct sock *sk);
-void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
-void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 				    u32 entropy, u64 psn, u32 payload);
 int smartt_xmit(struct net *net, struct sock *usk, u16 family,
@@ -591,7 +583,16 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		const union smartt_addr *daddr, struct sk_buff *skb,
 		u32 entropy, bool ect);
 
-/* cc.c: the congestion-control dispatch */
+/* timer.c */
+void smartt_timer_fn(struct timer_list *t);
+void smartt_timer_arm(struct sock *sk);
+void smartt_timer_arm_at(struct sock *sk, u64 at);
+void smartt_peer_due(struct sock *sk, struct smartt_peer *peer, u64 at);
+void smartt_peer_due_unlink(struct sock *sk, struct smartt_peer *peer);
+void smartt_peers_due_reset(struct sock *sk);
+void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);
+
+/* cc.c: the congestion-control dispatch and the RTT estimator */
 
 /**
  * struct smartt_cc_sample - what one ACK or NACK tells the congestion control
@@ -618,6 +619,7 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 		  const struct smartt_cc_sample *cs);
 void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now);
 void smartt_cc_release(struct smartt_sock *ssk);
+void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
 
 /* reliab.c: the reliability modes */
 bool smartt_rel_strack(const struct smartt_sock *ssk);
