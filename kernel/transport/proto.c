@@ -160,6 +160,8 @@ static const struct {
 	SMARTT_STAT(PROBE_RECOVERIES, "probe_recoveries",
 		    "loss recoveries started by a probe's answer"),
 	SMARTT_STAT(PROBE_LOSSES, "probe_losses", "packets declared lost after a probe"),
+	SMARTT_STAT(PROBE_ACKS_LATE, "probe_acks_late",
+		    "PROBE_ACKs too late to infer a loss from (queueing)"),
 	SMARTT_STAT(RTO_LOSSES, "rto_losses", "packets declared lost by a timeout"),
 	SMARTT_STAT(PATH_GOOD, "path_good", "path feedback GOOD: ACK without ECN"),
 	SMARTT_STAT(PATH_ECN, "path_ecn", "path feedback ECN: ACK or last-hop NACK with ECN"),

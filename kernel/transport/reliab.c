@@ -404,6 +404,8 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 
 	if (h->type == SMARTT_PKT_PROBE_ACK) {
 		smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
+		if (r->probe_sent && rtt >= SMARTT_PROBE_FAST_RTTS * base)
+			smartt_stat_inc(net, SMARTT_STAT_PROBE_ACKS_LATE);
 		if (r->probe_sent && !progress && peer->last_progress < r->probe_sent &&
 		    rtt && rtt < SMARTT_PROBE_FAST_RTTS * base) {
 			n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
