@@ -80,6 +80,7 @@ static struct {
 	const char *bind_addr;
 	int port;
 	const char *cc;
+	const char *lb;		/* smartt: SMARTT_LB, NULL = the netns's default */
 	uint64_t size;
 	uint64_t resp_size;	/* 0: same as size */
 	long count;		/* 0: until --duration */
@@ -331,6 +332,9 @@ static void common_opts(int fd)
 	}
 	if (opt.cc && setsockopt(fd, SOL_SMARTT, SMARTT_CC, opt.cc, strlen(opt.cc)))
 		die("--cc %s: SMARTT_CC: %s", opt.cc, strerror(errno));
+	if (opt.lb && setsockopt(fd, SOL_SMARTT, SMARTT_LB, opt.lb, strlen(opt.lb)))
+		die("--lb %s: SMARTT_LB: %s%s", opt.lb, strerror(errno), errno == EINVAL ?
+		    " (want reps, reps-single, strack-bitmap, oblivious or ecmp)" : "");
 	if (opt.window)
 		set_int(fd, SOL_SMARTT, SMARTT_WINDOW, opt.window, "--window: SMARTT_WINDOW");
 	set_int(fd, SOL_SMARTT, SMARTT_TIMEOUT_MS, (int)(opt.timeout * 1000),
@@ -757,6 +761,9 @@ static struct slot slots[MAX_OUTSTANDING];
 static struct samples fct;
 static uint64_t c_issued, c_done, c_failed, c_bytes, c_unexpected;
 static uint64_t t_first, t_last, t_progress;
+static double t_first_real;	/* CLOCK_REALTIME of t_first, s */
+static char *peers_doc;		/* the JSON document's "peers" entries */
+static size_t peers_len;
 static int first_err;
 static FILE *raw_out;
 
@@ -1163,20 +1170,25 @@ static void client_report(void)
 		fclose(iv.jf);
 	qsort(fct.v, fct.n, sizeof(*fct.v), cmp_u64);
 	if (opt.json) {
-		printf("{\"role\":\"client\",\"proto\":\"%s\",\"cc\":\"%s\",\"pattern\":\"%s\","
+		printf("{\"role\":\"client\",\"proto\":\"%s\",\"cc\":\"%s\",\"lb\":%s%s%s,"
+		       "\"pattern\":\"%s\",\"start_realtime\":%.6f,"
 		       "\"size\":%llu,\"resp_size\":%llu,\"outstanding\":%d,\"targets\":%d,"
 		       "\"messages\":%llu,\"failed\":%llu,\"unexpected\":%llu,\"bytes\":%llu,"
 		       "\"seconds\":%.6f,\"goodput_mbps\":%.3f,\"%s_us\":{\"p50\":%.1f,"
-		       "\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"intervals\":[%s]}\n",
+		       "\"p90\":%.1f,\"p99\":%.1f,\"max\":%.1f},\"intervals\":[%s],"
+		       "\"peers\":[%s]}\n",
 		       opt.proto == P_TCP ? "tcp" : "smartt", opt.cc ? opt.cc : "default",
-		       opt.pattern == PAT_STREAM ? "stream" : "pingpong",
+		       opt.proto == P_TCP ? "" : "\"",
+		       opt.proto == P_TCP ? "null" : opt.lb ? opt.lb : "default",
+		       opt.proto == P_TCP ? "" : "\"",
+		       opt.pattern == PAT_STREAM ? "stream" : "pingpong", t_first_real,
 		       (unsigned long long)opt.size, (unsigned long long)opt.resp_size,
 		       opt.outstanding, ntargets, (unsigned long long)c_done,
 		       (unsigned long long)c_failed, (unsigned long long)c_unexpected,
 		       (unsigned long long)c_bytes, secs, gput,
 		       opt.pattern == PAT_STREAM ? "fct" : "latency",
 		       pct_us(&fct, 50), pct_us(&fct, 90), pct_us(&fct, 99), pct_us(&fct, 100),
-		       iv.json ? iv.json : "");
+		       iv.json ? iv.json : "", peers_doc ? peers_doc : "");
 	} else {
 		printf("%s %s %s size %llu outstanding %d targets %d\n",
 		       opt.proto == P_TCP ? "tcp" : "smartt", opt.cc ? opt.cc : "default",
@@ -1191,6 +1203,73 @@ static void client_report(void)
 		       pct_us(&fct, 50), pct_us(&fct, 90), pct_us(&fct, 99), pct_us(&fct, 100));
 	}
 	fflush(stdout);
+}
+
+static double real_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * The JSON document's "peers": per target the transport's state at the end
+ * (SMARTT_PEER_INFO: retransmissions, timeouts, RTT, window) and what its
+ * path selector did (SMARTT_PATH_INFO: packets sent, the entropy buckets
+ * they used, feedback per kind summed over the buckets, REPS freezes).
+ * A target the socket has no state for gets null.
+ */
+static void peers_json(int fd)
+{
+	FILE *f = open_memstream(&peers_doc, &peers_len);
+	int i, b;
+
+	if (!f)
+		die("out of memory");
+	for (i = 0; i < ntargets; i++) {
+		struct smartt_peer_info pe = {0};
+		static struct smartt_path_info pa;
+		socklen_t len = sizeof(pe), plen = sizeof(pa);
+		uint64_t ecn = 0, nack = 0, tmo = 0, lost = 0;
+		unsigned int used = 0;
+		bool have_path;
+
+		fprintf(f, "%s{\"target\":\"%s\",", i ? "," : "", addr_str(&targets[i].addr));
+		memcpy(pe.addr, &targets[i].addr, targets[i].len);
+		if (getsockopt(fd, SOL_SMARTT, SMARTT_PEER_INFO, &pe, &len))
+			fprintf(f, "\"peer\":null,");
+		else
+			fprintf(f, "\"peer\":{\"srtt_us\":%u,\"cwnd\":%llu,\"mss\":%u,"
+				"\"retransmits\":%llu,\"rtos\":%llu},", pe.srtt_us,
+				(unsigned long long)pe.cwnd, pe.mss,
+				(unsigned long long)pe.retransmits, (unsigned long long)pe.rtos);
+		memset(&pa, 0, sizeof(pa));
+		memcpy(pa.addr, &targets[i].addr, targets[i].len);
+		have_path = !getsockopt(fd, SOL_SMARTT, SMARTT_PATH_INFO, &pa, &plen);
+		if (!have_path) {
+			fprintf(f, "\"path\":null}");
+			continue;
+		}
+		for (b = 0; b < SMARTT_PATH_BUCKETS; b++) {
+			used += pa.tx[b] != 0;
+			ecn += pa.ecn[b];
+			nack += pa.nack[b];
+			tmo += pa.timeout[b];
+			/* a kernel of the first version leaves lost[] zero */
+			lost += plen >= SMARTT_PATH_INFO_LEN ? pa.lost[b] : 0;
+		}
+		pa.lb[SMARTT_LB_NAME_MAX - 1] = 0;
+		fprintf(f, "\"path\":{\"lb\":\"%s\",\"paths\":%u,\"buckets_used\":%u,"
+			"\"tx_pkts\":%llu,\"ecn\":%llu,\"nack\":%llu,\"timeout\":%llu,"
+			"\"lost\":%llu,\"freezes\":%llu,\"unfreezes\":%llu,\"ecn_noop\":%llu}}",
+			pa.lb, pa.paths, used, (unsigned long long)pa.tx_pkts,
+			(unsigned long long)ecn, (unsigned long long)nack, (unsigned long long)tmo,
+			(unsigned long long)lost, (unsigned long long)pa.freezes,
+			(unsigned long long)pa.unfreezes, (unsigned long long)pa.ecn_noop);
+	}
+	if (fclose(f))
+		die("out of memory");
 }
 
 static void wait_start(void)
@@ -1264,10 +1343,13 @@ static int client(char *list)
 	}
 	wait_start();
 	t_first = t_progress = now_ns();
+	t_first_real = real_s();
 	if (opt.proto == P_SMARTT)
 		smartt_client_loop(fd);
 	else
 		tcp_client_loop();
+	if (opt.json && opt.proto == P_SMARTT)
+		peers_json(fd);
 	client_report();
 	if (raw_out && fclose(raw_out))
 		die("--raw %s: %s", opt.raw, strerror(errno));
@@ -1299,6 +1381,8 @@ static void usage(FILE *f)
 "      --proto smartt|tcp     transport (default smartt)\n"
 "  -C, --cc NAME              congestion control: SMARTT_CC (none, smartt, smartt-2024,\n"
 "                             nscc, strack) or TCP_CONGESTION (default: the system's)\n"
+"  -L, --lb NAME              smartt: path selector, SMARTT_LB (reps, reps-single,\n"
+"                             strack-bitmap, oblivious, ecmp; default: the netns's)\n"
 "  -p, --port PORT            server port, default port of targets (default 5201)\n"
 "  -4, -6                     server: address family (default IPv4)\n"
 "  -B, --bind ADDR            bind to this local address\n"
@@ -1328,6 +1412,7 @@ int main(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "proto", required_argument, NULL, 'X' },
 		{ "cc", required_argument, NULL, 'C' },
+		{ "lb", required_argument, NULL, 'L' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "bind", required_argument, NULL, 'B' },
 		{ "pattern", required_argument, NULL, 'P' },
@@ -1354,7 +1439,7 @@ int main(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":46C:p:B:P:s:r:n:d:o:t:S:I:i:jVh", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":46C:L:p:B:P:s:r:n:d:o:t:S:I:i:jVh", lo, NULL)) != -1) {
 		switch (c) {
 		case '4': opt.family = AF_INET; break;
 		case '6': opt.family = AF_INET6; break;
@@ -1371,6 +1456,12 @@ int main(int argc, char **argv)
 				usage_die("--cc '%s': want a congestion control name of 1..%d characters",
 					  optarg, SMARTT_CC_NAME_MAX - 1);
 			opt.cc = optarg;
+			break;
+		case 'L':
+			if (!*optarg || strlen(optarg) >= SMARTT_LB_NAME_MAX)
+				usage_die("--lb '%s': want a path selector name of 1..%d characters",
+					  optarg, SMARTT_LB_NAME_MAX - 1);
+			opt.lb = optarg;
 			break;
 		case 'p': opt.port = parse_long(optarg, "--port", 1, 65535); break;
 		case 'B': opt.bind_addr = optarg; break;
@@ -1437,6 +1528,8 @@ int main(int argc, char **argv)
 			  SMARTT_TIMEOUT_MS_MAX / 1000);
 	if (!opt.count && !opt.duration)
 		opt.duration = 5;
+	if (opt.lb && opt.proto == P_TCP)
+		usage_die("--lb %s: only with --proto smartt (TCP is routed per flow)", opt.lb);
 	if (server && optind != argc)
 		usage_die("server: takes no TARGET ('%s')", argv[optind]);
 	if (!server && optind + 1 != argc)
