@@ -61,8 +61,17 @@ def analyse(exp, case, res, base_rtt_s):
             span = max(ends) - min(fl[i]["start_s"] for i in sized)
             if span > 0:
                 m["goodput_mbps"] = sum(drv[i]["rx"] for i in sized) * 8 / span / 1e6
-    m["retrans"] = sum(drv[i].get("retrans") or 0 for i in drv)
-    m["ecn_flows"] = sum(1 for i in drv if drv[i].get("ecn"))
+    stats = res["driver"].get("stats")
+    if stats is not None:
+        # the transport: its counters' deltas over the run's hosts
+        # (transport.STATS), the selector's spread over the entropies
+        m.update(stats)
+        used = [drv[i]["path"]["buckets_used"] for i in drv if drv[i].get("path")]
+        if used:
+            m["path_buckets_used"] = sum(used) / len(used)
+    else:
+        m["retrans"] = sum(drv[i].get("retrans") or 0 for i in drv)
+        m["ecn_flows"] = sum(1 for i in drv if drv[i].get("ecn"))
     sw = [p for p in res["ports"] if p["kind"] != "nic"]
     m["drops"] = sum(p["drops"] for p in res["ports"])
     m["trims"] = sum(p["trimmed"] for p in sw)

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from . import analysis, config, report
+from . import analysis, config, report, transport
 from . import guest as guest_mod
 from .host import HostLab, LabError, algo_label, kernel_series, parse_algo, TOP
 
@@ -54,7 +54,8 @@ def build_parser():
     r.add_argument("--timewarp", action="store_true",
                    help="guest time by instruction count (QEMU -icount shift=0,sleep=off)")
     r.add_argument("--algos", metavar="A,B,...", help="algorithms (default: the experiment's; "
-                   "smartt profiles as bpf_smartt:nscc)")
+                   "smartt profiles as bpf_smartt:nscc; in guests the transport as "
+                   "transport:LB[:CC], e.g. transport:reps:strack)")
     r.add_argument("--seeds", metavar="N", type=int, help="seeds per case and algorithm")
     r.add_argument("--quick", action="store_true", help="the experiment's smaller, shorter "
                    "version")
@@ -312,6 +313,10 @@ def print_result(out, meta, runs, release, interrupted):
 def run_guest(a, argv, exp, plan, out, meta, log):
     """--where guest, on the host: boot the guest, follow its progress, then
     summary.csv, the plots and the report from the runs it completed."""
+    if any(parse_algo(x, "guest")[0] == "transport" for x in meta["algos"]):
+        perf = transport.perf_binary(TOP)
+        if not os.access(perf, os.X_OK):
+            raise LabError("%s missing (the transport's traffic): make tools" % perf)
     runner = guest_mod.GuestRunner(a.kernel, out, a.timewarp, log)
     meta["mode"] = "timewarp" if a.timewarp else "tcg"
     meta["kernel"] = a.kernel

@@ -27,7 +27,7 @@ import subprocess
 import time
 
 from .driver import CLONE_NEWNET, _libc, setns
-from .host import HostLab, LabError, TOP, parse_algo, run
+from .host import PROFILES, HostLab, LabError, TOP, parse_algo, run
 
 VM_RUN = os.path.join(TOP, "scripts", "vm-run.sh")
 LAB = os.path.join(TOP, "userspace", "smartt-lab")
@@ -269,6 +269,14 @@ class GuestLab(HostLab):
         return []
 
     def configure_cc(self, name, profile):
+        if name == "transport":
+            # the transport's SMaRTT and STrack read the same net.smartt.tcp_*
+            # values as the TCP ones (the profile is SMARTT_CC's, per socket)
+            lb, cc = profile.split(":")
+            if cc == "none":
+                return {"transport_lb": lb, "transport_cc": cc}
+            vals = self.configure_cc("smartt", cc if cc in PROFILES else None)
+            return dict(vals, transport_lb=lb, transport_cc=cc)
         if name not in MODULE_CCS:
             return {}
         vals = self.cc_values(profile)

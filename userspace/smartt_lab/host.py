@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 
-from . import config, metrics
+from . import config, metrics, transport
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FABRIC = os.path.join(TOP, "userspace", "smartt-fabric")
@@ -66,8 +66,15 @@ def run(cmd, check=True, input=None, timeout=120):
 
 
 def parse_algo(spec, where):
-    """'bpf_smartt:nscc' -> ('bpf_smartt', 'nscc'); host aliases applied."""
+    """'bpf_smartt:nscc' -> ('bpf_smartt', 'nscc'); host aliases applied.
+    The transport's 'transport:LB[:CC]' -> ('transport', 'LB:CC'), guests
+    only (the transport is smartt.ko's)."""
     name, _, profile = spec.partition(":")
+    if name == "transport":
+        if where != "guest":
+            raise config.ConfigError("algorithm %r: the transport (IPPROTO_SMARTT) is "
+                                     "smartt.ko's: only with --where guest" % spec)
+        return name, "%s:%s" % transport.parse_name(spec)
     if where == "host":
         name = HOST_ALIASES.get(name, name)
     elif name in BPF_CCS:
@@ -189,8 +196,21 @@ class HostLab:
         avail = open("/proc/sys/net/ipv4/tcp_available_congestion_control").read().split()
         for a in self.algos:
             n = parse_algo(a, self.where)[0]
-            if n not in avail and n not in self.unavailable:
+            if n == "transport":
+                why = self.transport_missing()
+                if why:
+                    self.unavailable[n] = why
+            elif n not in avail and n not in self.unavailable:
                 self.unavailable[n] = "not available on this kernel"
+
+    def transport_missing(self):
+        """Why the transport's runs cannot run here (None if they can)."""
+        self.perf = transport.perf_binary(TOP)
+        if not os.access(self.perf, os.X_OK):
+            return "%s missing: make tools" % self.perf
+        if not os.path.exists("/proc/net/smartt_stats"):
+            return "smartt.ko is not loaded"
+        return None
 
     def prepare_ccs(self, names):
         """Load the BPF congestion controls among names: [(name, why not)]."""
@@ -232,6 +252,18 @@ class HostLab:
         vals["tcp_smartt_profile"] = profile or "smartt"
         return vals
 
+    def drive(self, rdir, res_path, timeout):
+        """TCP: the traffic driver (driver.py) in a process of its own."""
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))))
+        d = subprocess.run([sys.executable, "-m", "smartt_lab.driver",
+                            os.path.join(rdir, "plan.json"), res_path], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=timeout)
+        if d.returncode:
+            raise LabError("traffic driver: %s" % (d.stderr.strip().splitlines() or
+                                                   ["exit %d" % d.returncode])[-1])
+
     def run_one(self, case, algo, seed, rdir):
         name, profile = parse_algo(algo, self.where)
         if name in self.unavailable:
@@ -265,18 +297,23 @@ class HostLab:
                     "events": [{"t_s": ev["t_s"],
                                 "argv": [self.fab, "--name", self.name, "fail", ev["port"]]
                                 + ev["fault"].split()} for ev in self.exp.get("events", [])]}
-            with open(os.path.join(rdir, "plan.json"), "w") as f:
-                json.dump(plan, f)
             res_path = os.path.join(rdir, "driver.json")
-            env = dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
-                os.path.abspath(__file__))))
-            d = subprocess.run([sys.executable, "-m", "smartt_lab.driver",
-                                os.path.join(rdir, "plan.json"), res_path], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               timeout=r["end_s"] + lead + 120)
-            if d.returncode:
-                raise LabError("traffic driver: %s" % (d.stderr.strip().splitlines() or
-                                                       ["exit %d" % d.returncode])[-1])
+            if name == "transport":
+                plan["lb"], plan["cc"] = profile.split(":")
+                try:
+                    res = transport.run(plan, rdir, self.hosts, self.perf)
+                except (OSError, config.ConfigError) as e:
+                    raise LabError("transport traffic: %s" % e)
+                errs = [f["error"] for f in res["flows"] if f["error"]]
+                if errs and not any(f["rx"] for f in res["flows"]):
+                    # nothing arrived: the run measured no transport
+                    raise LabError("transport traffic: every flow failed: %s" % errs[0])
+                with open(res_path, "w") as f:
+                    json.dump(res, f)
+            else:
+                with open(os.path.join(rdir, "plan.json"), "w") as f:
+                    json.dump(plan, f)
+                self.drive(rdir, res_path, r["end_s"] + lead + 120)
         finally:
             sampler.send_signal(signal.SIGINT)
             try:
