@@ -26,6 +26,7 @@
 #include <linux/minmax.h>
 #include <linux/errno.h>
 #include <linux/build_bug.h>
+#include <linux/compiler.h>
 
 #define SMARTT_EINVAL	(-EINVAL)
 
@@ -161,5 +162,21 @@ static __always_inline bool smartt_mul_overflow(u64 a, u64 b, u64 *d)
 #define smartt_mul_overflow(a, b, d)	__builtin_mul_overflow(a, b, d)
 #endif
 #define smartt_add_overflow(a, b, d)	__builtin_add_overflow(a, b, d)
+
+/*
+ * smartt_hide_u64() - @v, with everything the compiler knows of its value
+ * forgotten (the kernel's OPTIMIZER_HIDE_VAR()).  Branch-free code for the
+ * BPF verifier uses it: otherwise the compiler turns a - b >> 63 back into
+ * a compare, which BPF has only as a branch.
+ */
+static __always_inline u64 smartt_hide_u64(u64 v)
+{
+#if defined(__KERNEL__)
+	OPTIMIZER_HIDE_VAR(v);
+#else
+	__asm__ ("" : "+r" (v));
+#endif
+	return v;
+}
 
 #endif /* SMARTT_ALGO_TYPES_H */

@@ -124,6 +124,7 @@ int crp_table_init(struct crp_table *t, const struct crp_knobs *k, u64 base)
  */
 #define CRP_CELL(t, i)	((t)->cell[(i) & (CRP_CELLS_MAX - 1)])
 static_assert(!(CRP_CELLS_MAX & (CRP_CELLS_MAX - 1)), "CRP_CELLS_MAX is a power of two");
+static_assert(!(CRP_EAGER_MAX & (CRP_EAGER_MAX - 1)), "CRP_EAGER_MAX is a power of two");
 
 /* Cells in use, whatever @t holds. */
 static u32 crp_ncells(const struct crp_table *t)
@@ -170,6 +171,16 @@ bool crp_table_avail(const struct crp_table *t, u32 i, u32 size)
 	return (u64)CRP_CELL(t, i) + crp_next(t, i) >= size;
 }
 
+/*
+ * a < b as 0 or 1, without a branch, for a and b below 2^63 (sums of at
+ * most two u32 here): the sign of a - b, hidden from the compiler, which
+ * would turn it back into a compare.
+ */
+static u64 crp_lt(u64 a, u64 b)
+{
+	return smartt_hide_u64(a - b) >> 63;
+}
+
 /**
  * crp_table_vector() - the table's availability for a request of @size
  * @t: table
@@ -179,12 +190,22 @@ bool crp_table_avail(const struct crp_table *t, u32 i, u32 size)
  */
 u64 crp_table_vector(const struct crp_table *t, u32 size)
 {
-	u64 v = 0;
+	u64 n = crp_ncells(t), z = size, v = 0;
 	u32 i;
 
-	for (i = 0; i < CRP_CELLS_MAX && i < t->cells; i++)
-		if (crp_table_avail(t, i, size))
-			v |= 1ULL << i;
+	/*
+	 * crp_table_avail() for every cell, without a branch: each bit is an
+	 * unknown to the BPF verifier, so the vector is one value on one path,
+	 * not one path per combination of bits.
+	 */
+	for (i = 0; i < CRP_CELLS_MAX; i++) {
+		u64 c = CRP_CELL(t, i);
+		u64 nx = CRP_CELL(t, i + 1) & (0 - crp_lt((u64)i + 1, n));
+		u64 ok = crp_lt(i, n) & crp_lt(0, c) & crp_lt(0, z) &
+			 (crp_lt(c + nx, z) ^ 1);
+
+		v |= ok << i;
+	}
 	return v;
 }
 
@@ -310,6 +331,32 @@ u32 crp_table_consume(struct crp_table *t, u32 bytes)
 	return bytes;
 }
 
+/*
+ * Index of the lowest set bit of @v (non-zero).  Branch-free: a loop that
+ * stops at the first set bit gives the BPF verifier one path per bit, each
+ * going on into the reservation with its own cell index.
+ */
+static u32 crp_lowest_bit(u64 v)
+{
+	u64 x = (v & (~v + 1)) - 1;	/* the bits below the lowest set one */
+
+	x = x - ((x >> 1) & 0x5555555555555555ULL);
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+	return (u32)((x * 0x0101010101010101ULL) >> 56);
+}
+
+/* Entries of @t's eager store that are free, bit j = entry j. */
+static u32 crp_eager_free(const struct crp_table *t)
+{
+	u64 used = 0;
+	u32 j;
+
+	for (j = 0; j < CRP_EAGER_MAX; j++)
+		used |= crp_lt(0, t->eager[j].tag) << j;
+	return (u32)(~used & ((1ULL << CRP_EAGER_MAX) - 1));
+}
+
 /**
  * crp_channel_request() - a request passes a channel on its way
  * @t: the channel's table
@@ -329,23 +376,32 @@ u32 crp_table_consume(struct crp_table *t, u32 bytes)
 u32 crp_channel_request(struct crp_table *t, u32 size, u32 tag, u32 eager, u64 *vec)
 {
 	u32 i, j, made = 0;
+	u64 cand;
 
 	crp_eager_settle(t, tag, NULL);
 	*vec &= crp_table_vector(t, size);
 	if (!tag)
 		return 0;
-	for (i = 0; i < CRP_CELLS_MAX && i < t->cells && made < eager; i++) {
-		if (!(*vec & (1ULL << i)) || !crp_table_avail(t, i, size))
-			continue;
-		for (j = 0; j < CRP_EAGER_MAX && t->eager[j].tag; j++)
-			;
-		if (j == CRP_EAGER_MAX)
+	/*
+	 * The earliest slots of the vector, in order, that the table still
+	 * holds after the ones taken before: found with bit operations, not a
+	 * loop over the cells, so that the BPF verifier walks one path per
+	 * reservation made.
+	 */
+	cand = *vec;
+	for (made = 0; made < CRP_RES_MAX && made < eager; made++) {
+		u32 free = crp_eager_free(t);
+
+		cand &= crp_table_vector(t, size);
+		if (!cand || !free)
 			break;
+		i = crp_lowest_bit(cand);
+		j = crp_lowest_bit(free) & (CRP_EAGER_MAX - 1);
 		crp_take(t, i, size, t->eager[j].take);
 		t->eager[j].slot = t->base + i;
 		t->eager[j].tag = tag;
 		t->eager[j].size = size;
-		made++;
+		cand &= cand - 1;
 	}
 	return made;
 }
@@ -374,11 +430,10 @@ enum crp_result crp_dest_decide(struct crp_table *t, u32 size, u64 *vec,
 	*vec &= avail;
 	if (!avail)
 		return CRP_RETRY_FULL;
-	for (i = 0; i < CRP_CELLS_MAX && i < t->cells; i++)
-		if (*vec & (1ULL << i))
-			break;
-	if (i == CRP_CELLS_MAX || i == t->cells)
+	if (!*vec)
 		return CRP_RETRY;
+	/* avail has no bit at or beyond the table's cells */
+	i = crp_lowest_bit(*vec);
 	crp_take(t, i, size, take);
 	g->slot = t->base + i;
 	g->offset = t->cmax - take[0];
