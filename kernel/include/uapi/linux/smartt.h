@@ -42,10 +42,19 @@
  * @SMARTT_PKT_PROBE: probe for loss recovery or path exploration.
  * @SMARTT_PKT_PROBE_ACK: answer to a probe (an ACK, sent at once).
  * @SMARTT_PKT_CTRL: any other control packet of the transport.
+ * @SMARTT_PKT_CRP_REQ: CRP reservation request (&struct smartt_crp_ext);
+ *	the fabric's switch ports AND their availability into it, the
+ *	destination's last-hop port writes the decision into it.
+ * @SMARTT_PKT_CRP_GRANT: CRP grant, the decided request reflected by its
+ *	destination; switch ports settle it in their tables on the way back.
+ * @SMARTT_PKT_CRP_RETRY: CRP retry: no common slot, or a grant a switch
+ *	port could no longer hold (%SMARTT_CRP_CONVERTED).
  * @SMARTT_PKT_MAX: one past the last valid type.
  *
  * Every type except %SMARTT_PKT_DATA is a control packet: switches forward
- * it in the high-priority class that bypasses the data queue.
+ * it in the high-priority class that bypasses the data queue.  The
+ * transport does not send or accept the CRP types yet (it drops them as
+ * unknown); the switch port program handles them.
  */
 enum smartt_pkt_type {
 	SMARTT_PKT_DATA		= 1,
@@ -54,6 +63,9 @@ enum smartt_pkt_type {
 	SMARTT_PKT_PROBE	= 4,
 	SMARTT_PKT_PROBE_ACK	= 5,
 	SMARTT_PKT_CTRL		= 6,
+	SMARTT_PKT_CRP_REQ	= 7,
+	SMARTT_PKT_CRP_GRANT	= 8,
+	SMARTT_PKT_CRP_RETRY	= 9,
 	SMARTT_PKT_MAX,
 };
 
@@ -72,6 +84,19 @@ enum smartt_pkt_type {
 #define SMARTT_F_TX_TS		0x0020
 /** SMARTT_F_RX_TS - &struct smartt_hdr.rx_ts_ns was written by the NIC. */
 #define SMARTT_F_RX_TS		0x0040
+/**
+ * SMARTT_F_CRP_SPEC - CRP: DATA sent speculatively, without a grant; it
+ * queues behind every other class, &struct smartt_hdr.reserved2 carries
+ * its cumulative queueing time (ns) and switches trim it after TTW.
+ */
+#define SMARTT_F_CRP_SPEC	0x0080
+/** SMARTT_F_CRP_GRANTED - CRP: DATA sent under a grant (reserved bytes). */
+#define SMARTT_F_CRP_GRANTED	0x0100
+/**
+ * SMARTT_F_CRP_SPEC_DROP - CRP: a switch trimmed this speculative packet
+ * because its cumulative queueing passed TTW (set with %SMARTT_F_TRIMMED).
+ */
+#define SMARTT_F_CRP_SPEC_DROP	0x0200
 
 /**
  * struct smartt_hdr - common header of every smartt packet.
@@ -93,7 +118,9 @@ enum smartt_pkt_type {
  * @payload_len: bytes of payload after the smartt headers as sent (big
  *	endian); unchanged by trimming, so a receiver knows what was cut.
  * @reserved: zero on send, ignored on receive.
- * @reserved2: zero on send, ignored on receive.
+ * @reserved2: zero on send, ignored on receive; in DATA flagged
+ *	%SMARTT_F_CRP_SPEC, the cumulative queueing time in ns the switch
+ *	ports added (big endian, saturating).
  * @tx_ts_ns: departure time from the sender's NIC in nanoseconds of the
  *	sender's clock (big endian), written by the egress timestamp program
  *	when %SMARTT_F_TX_TS is set.
@@ -129,6 +156,73 @@ struct smartt_hdr {
 
 /** SMARTT_HDR_LEN - sizeof(struct smartt_hdr), for size assertions. */
 #define SMARTT_HDR_LEN		64
+
+/* &struct smartt_crp_ext.crp_flags (host byte order values). */
+/** SMARTT_CRP_DEST_DONE - the destination's last-hop port decided. */
+#define SMARTT_CRP_DEST_DONE	0x0001
+/** SMARTT_CRP_NO_SLOT - no slot common to every table: retry after R. */
+#define SMARTT_CRP_NO_SLOT	0x0002
+/** SMARTT_CRP_DEST_FULL - the destination holds the size in no slot. */
+#define SMARTT_CRP_DEST_FULL	0x0004
+/** SMARTT_CRP_CONVERTED - a switch port turned the grant into a retry. */
+#define SMARTT_CRP_CONVERTED	0x0008
+
+/**
+ * struct smartt_crp_ext - extension of the CRP packets (%SMARTT_PKT_CRP_REQ,
+ *	%SMARTT_PKT_CRP_GRANT, %SMARTT_PKT_CRP_RETRY), right after the common
+ *	header; &struct smartt_hdr.hdr_words is then at least
+ *	%SMARTT_CRP_HLEN / 8.
+ * @sport: transport port of the sending socket (the transport's addressing)
+ * @dport: transport port of the destination socket
+ * @epoch: the sender's epoch for this peer
+ * @msg_id: message the reservation is for
+ * @seg_off: offset of the reserved segment in the message, bytes
+ * @seg_len: payload bytes of the segment
+ * @req_bytes: bytes to reserve in every table (the segment's wire bytes
+ *	with epsilon), 1 to 2 x C_max of the smallest table on the way
+ * @tag: the flow's tag for eager reservations (0 = none)
+ * @crp_flags: %SMARTT_CRP_* bits
+ * @retries: how often the source asked for this segment before
+ * @slot_base: absolute slot (CLOCK_MONOTONIC ns / slot_ns) of bit 0 of
+ *	@vec; a switch port moves it (and @vec) on to its current slot
+ * @vec: bit i: slot @slot_base + i can hold the reservation in every table
+ *	passed so far; all ones (as many as the tables' cells) when sent
+ * @grant_slot: %SMARTT_CRP_DEST_DONE without NO_SLOT/DEST_FULL: the
+ *	absolute slot the reservation starts in
+ * @grant_offset: bytes of capacity from the start of @grant_slot to the
+ *	reservation's start
+ * @retry_after_ns: a retry: the wait the deciding port proposes, ns (R;
+ *	for DEST_FULL the tables' look-ahead, from which the source subtracts
+ *	its RTT)
+ * @grant_ns: the reservation's start on the shared clock, ns
+ *
+ * Every multi-byte field is big endian.  A grant or retry is the decided
+ * request with its type changed, the addresses swapped and everything
+ * else copied.
+ */
+struct smartt_crp_ext {
+	__be16	sport;
+	__be16	dport;
+	__be32	epoch;
+	__be64	msg_id;
+	__be64	seg_off;
+	__be32	seg_len;
+	__be32	req_bytes;
+	__be32	tag;
+	__be16	crp_flags;
+	__be16	retries;
+	__be64	slot_base;
+	__be64	vec;
+	__be64	grant_slot;
+	__be32	grant_offset;
+	__be32	retry_after_ns;
+	__be64	grant_ns;
+};
+
+/** SMARTT_CRP_EXT_LEN - sizeof(struct smartt_crp_ext). */
+#define SMARTT_CRP_EXT_LEN	80
+/** SMARTT_CRP_HLEN - the common header and the CRP extension, bytes. */
+#define SMARTT_CRP_HLEN		(SMARTT_HDR_LEN + SMARTT_CRP_EXT_LEN)
 
 /*
  * The smartt datagram transport: socket(AF_INET or AF_INET6, SOCK_DGRAM,
