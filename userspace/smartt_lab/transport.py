@@ -133,12 +133,14 @@ def parse_raw(text):
     return rows
 
 
-def flow_result(flow, doc, raw, t0_real, bin_s, err=None):
+def flow_result(flow, doc, raw, t0_real, bin_s, end_s, err=None):
     """One flow of the driver's result (driver.py's format) from its
     client's JSON document (None if it printed none) and --raw rows:
     completion time, bytes received (completed messages), per-bin bytes at
     the messages' completion times, the transport's retransmissions to the
-    peer, and the selector's counters."""
+    peer, and the selector's counters.  A flow without a size counts the
+    messages completed by its stop (the run's end without one), as the TCP
+    driver counts the bytes received until then."""
     size = flow["size"]
     msg = size if size else LONG_MSG
     res = {"id": flow["id"], "size": size, "start_s": flow["start_s"], "fct_s": None,
@@ -150,7 +152,9 @@ def flow_result(flow, doc, raw, t0_real, bin_s, err=None):
     t_first = doc["start_realtime"] - t0_real
     res["late_s"] = t_first - flow["start_s"]
     bins = {}
-    done = [r for r in raw if r[2] is None]
+    stop = None if size else (flow.get("stop_s") or end_s)
+    done = [r for r in raw if r[2] is None and
+            (stop is None or t_first + (r[0] + r[1]) / 1e9 <= stop)]
     for start_ns, fct_ns, _ in done:
         t = t_first + (start_ns + fct_ns) / 1e9
         b = int(t // bin_s)
@@ -255,7 +259,8 @@ def run(plan, rdir, hosts, perf):
                 ran.append({"error": "%s: exit %d: %s" % (" ".join(p.args), p.returncode,
                                                          e.decode(errors="replace").strip())})
     finally:
-        for p in servers:
+        # the servers; the clients too when the run was interrupted
+        for p in procs:
             if p.poll() is None:
                 p.send_signal(signal.SIGINT)
         for p in procs:
@@ -288,9 +293,10 @@ def run(plan, rdir, hosts, perf):
         err = None
         if p.returncode:
             err = (errtext.splitlines() or ["smartt-perf exit %d" % p.returncode])[-1]
-        flows.append(flow_result(f, doc, raw, t0_real, bin_s, err))
+        flows.append(flow_result(f, doc, raw, t0_real, bin_s, end_s, err))
     late = [x["late_s"] for x in flows if x["late_s"] is not None]
-    return {"flows": flows, "cwnd": [], "events": ran, "t_end_s": t_end,
+    # the series end where the TCP driver's do: at the run's end at the latest
+    return {"flows": flows, "cwnd": [], "events": ran, "t_end_s": min(t_end, end_s),
             "bin_ms": plan["bin_ms"], "accepted": len(flows),
             "t_first_s": max(late) if late else None,
             "stats": stats_delta(before, after), "lb": lb, "transport_cc": cc}

@@ -26,14 +26,14 @@ def main(argv):
     t0 = time.time()
     size = int(o["-s"])
     n = int(o.get("-n", 0)) or int(float(o["-d"]) / 0.05)
-    # as long as the messages would take
-    time.sleep(float(o["-d"]) if "-d" in o else 0.04 * n)
+    # messages every 50 ms, each complete 10 ms later; as long as they take
+    time.sleep(float(o["-d"]) if "-d" in o else 0.01 + 0.05 * (n - 1))
     with open(o["--raw"], "w") as f:
         f.write("seq,target,start_ns,fct_ns,error\n")
         for i in range(n):
-            f.write("%d,0,%d,%d,\n" % (i, i * 50 * 10**6, 40 * 10**6))
+            f.write("%d,0,%d,%d,\n" % (i, i * 50 * 10**6, 10 * 10**6))
     doc = {"role": "client", "proto": "smartt", "cc": o["--cc"], "lb": o["--lb"],
-           "start_realtime": t0, "messages": n, "failed": 0, "fct_us": {"max": 40000.0},
+           "start_realtime": t0, "messages": n, "failed": 0, "fct_us": {"max": 10000.0},
            "peers": [{"target": argv[-1], "peer": {"retransmits": 2},
                       "path": {"lb": o["--lb"], "buckets_used": 7}}]}
     print(json.dumps(doc))

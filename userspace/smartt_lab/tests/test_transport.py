@@ -167,7 +167,8 @@ class Run(unittest.TestCase):
         os.environ["FAKE_PERF_LOG"] = log
         self.addCleanup(os.environ.pop, "FAKE_PERF_LOG")
         mark = os.path.join(d, "event")
-        t0 = time.monotonic_ns() + int(0.5e9)
+        # a lead long enough for three Python processes on a loaded host
+        t0 = time.monotonic_ns() + int(2e9)
         plan = {"t0_mono_ns": t0, "end_s": 1.0, "bin_ms": 20, "port": 5301, "lb": "oblivious",
                 "cc": "strack", "listeners": [{"ns": self.ns, "addr": "198.18.0.1"}],
                 "flows": [{"id": 0, "src_ns": self.ns, "src_addr": "198.18.0.1",
@@ -193,13 +194,17 @@ class Run(unittest.TestCase):
         with open(os.path.join(d, "plan.json")) as f:
             t0_real = json.load(f)["t0_real"]
         f0, f1 = res["flows"]
-        self.assertAlmostEqual(f0["fct_s"], 0.04)
+        self.assertAlmostEqual(f0["fct_s"], 0.01)
         self.assertEqual(f0["rx"], 65536)
         self.assertEqual(f0["retrans"], 2)
         self.assertGreaterEqual(f0["late_s"], 0)
         self.assertLess(f0["late_s"], 0.2)
         self.assertIsNone(f1["fct_s"])
-        self.assertEqual(f1["rx"], 10 * transport.LONG_MSG)
+        # its messages completed by its stop at 0.5 s (every 50 ms from its start)
+        done = sum(1 for i in range(10) if f1["late_s"] + 0.01 + 0.05 * i <= 0.5)
+        self.assertGreater(done, 0)
+        self.assertEqual(f1["rx"], done * transport.LONG_MSG)
+        self.assertEqual(f1["sent"], 10 * transport.LONG_MSG)
         self.assertTrue(os.path.exists(mark))
         self.assertEqual(len(res["events"]), 1)
         self.assertGreaterEqual(res["events"][0]["t_s"], 0.3)
