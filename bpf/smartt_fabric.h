@@ -13,6 +13,8 @@
 #ifndef SMARTT_FABRIC_H
 #define SMARTT_FABRIC_H
 
+#include "algo/crp.h"	/* struct crp_table, struct crp_knobs (kernel/algo/) */
+
 /* Array maps are indexed by ifindex, so ifindexes must be below this. */
 #define SF_MAX_PORTS		4096
 
@@ -61,6 +63,13 @@
  * @hist_bin_bytes: width of one occupancy histogram bin.
  * @prio_buffer_bytes: limit of the high-priority queue (drops above).
  * @pad1: zero.
+ * @crp_group: CRP: the reservation table (map crp_tables, 1 to
+ *	%SF_CRP_GROUPS - 1) of the resource this port's egress belongs to;
+ *	0: the port takes no part.  Documentation/crp.rst.
+ * @pad2: zero.
+ * @test_now_ns: tests only: when non-zero the port programs take it for
+ *	the time (CLOCK_MONOTONIC ns) instead of bpf_ktime_get_ns(), so that
+ *	BPF_PROG_TEST_RUN gives the same queue and slot every run.
  */
 struct sf_port_cfg {
 	__u64 rate_bps;
@@ -78,6 +87,9 @@ struct sf_port_cfg {
 	__u32 hist_bin_bytes;
 	__u32 prio_buffer_bytes;
 	__u64 pad1;
+	__u32 crp_group;
+	__u32 pad2;
+	__u64 test_now_ns;
 };
 
 /**
@@ -93,6 +105,9 @@ struct sf_port_cfg {
  * @win_start_ns: start of the current queue-sampling window (see
  *	struct sf_qsample); 0 before the first window.
  * @win_max_bytes: largest data-queue occupancy seen by an arrival in it.
+ * @spec_free_ns: the same as @data_free_ns for CRP's speculative DATA,
+ *	the lowest class: it starts after everything queued in the data
+ *	class, and every data or high-priority packet pushes it further.
  *
  * Fields are only ever appended: a newer controller reads and writes the
  * state of a fabric loaded by an older one (the kernel copies the map's
@@ -107,6 +122,7 @@ struct sf_port_state {
 	__u64 last_enq_ns;
 	__u64 win_start_ns;
 	__u64 win_max_bytes;
+	__u64 spec_free_ns;
 };
 
 /* Queue sampling ring buffer (map queue_samples), bytes: a power of two. */
@@ -169,6 +185,55 @@ struct sf_port_stats {
 	__u64 ts_rx;		/* NIC rx timestamps written */
 	__u64 ts_err;		/* timestamp write failed */
 	__u64 hist[SF_HIST_BINS];	/* data occupancy seen by arrivals */
+	/* CRP (Documentation/crp.rst): requests passing this port's egress */
+	__u64 crp_req;		/* requests ANDed with the port's table */
+	__u64 crp_req_bits;	/* vector bits those requests lost here */
+	__u64 crp_req_late;	/* requests whose vector base was in the future */
+	__u64 crp_dest_grant;	/* destination (last hop): granted */
+	__u64 crp_dest_retry;	/* destination: no common slot */
+	__u64 crp_dest_full;	/* destination: no slot for the size at all */
+	__u64 crp_grant_ok;	/* ingress: grants settled in the table */
+	__u64 crp_grant_conv;	/* ingress: grants turned into retries */
+	__u64 crp_nonpart_bytes; /* non-participating bytes consumed */
+	__u64 crp_nonpart_lost;	/* of which no cell could hold */
+	__u64 crp_spec_pkts;	/* speculative DATA queued (lowest class) */
+	__u64 crp_spec_drop;	/* speculative DATA trimmed after TTW */
+	__u64 drop_crp_bad;	/* CRP packet too short for its extension */
+	__u64 crp_err;		/* CRP rewrite failed (helper error) */
+};
+
+/* CRP reservation tables: map crp_tables is indexed by group, 0 unused. */
+#define SF_CRP_GROUPS		256
+
+/* struct sf_crp_cfg.flags */
+#define SF_CRP_ON		0x0001	/* the fabric runs CRP */
+
+/**
+ * struct sf_crp_cfg - the fabric's CRP settings (map crp_cfg, key 0).
+ * @flags: %SF_CRP_* bits.
+ * @pad: zero.
+ * @knobs: the core's knobs: @cells, @slot_ns, @ttw_ns, @retry_ns and
+ *	@eager are the fabric's; @cmax is each table's own (struct
+ *	sf_crp_table), here the reference the knobs were validated with.
+ */
+struct sf_crp_cfg {
+	__u32 flags;
+	__u32 pad;
+	struct crp_knobs knobs;
+};
+
+/**
+ * struct sf_crp_table - the reservation table of one group of ports.
+ * @lock: serialises the table between CPUs; held only around the core's
+ *	calls on a copy-free table (no helper inside).
+ * @members: ports of the group (for the controller's display).
+ * @t: the table, kernel/algo/crp.h; @t.cmax is the group's summed rate x
+ *	slot, written by the controller with every cell free.
+ */
+struct sf_crp_table {
+	struct bpf_spin_lock lock;
+	__u32 members;
+	struct crp_table t;
 };
 
 #endif /* SMARTT_FABRIC_H */

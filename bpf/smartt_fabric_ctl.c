@@ -6,7 +6,7 @@
  * reads the per-port counters.  The smartt-fabric front end drives it; it
  * knows nothing about topologies.
  *
- *   smartt-fabric-bpf load   PINDIR [udp_port=N]
+ *   smartt-fabric-bpf load   PINDIR [udp_port=N] [crp=0|1]
  *   smartt-fabric-bpf attach PINDIR NETNS DEV egress|ingress
  *   smartt-fabric-bpf cfg    PINDIR IFINDEX key=value...
  *   smartt-fabric-bpf get    PINDIR IFINDEX
@@ -14,6 +14,15 @@
  *   smartt-fabric-bpf reset  PINDIR IFINDEX...
  *   smartt-fabric-bpf sample PINDIR INTERVAL_NS [SECONDS]
  *   smartt-fabric-bpf batch  PINDIR        (commands without PINDIR on stdin)
+ *   smartt-fabric-bpf crp    PINDIR slot_ns=N cells=N ttw_ns=N retry_ns=N eager=N
+ *   smartt-fabric-bpf crp_group PINDIR GROUP cmax=BYTES members=N
+ *   smartt-fabric-bpf crp_show PINDIR [GROUP...]
+ *
+ * load crp=1 loads the port with CRP (smartt_port_crp.bpf.o); crp turns
+ * CRP on with the fabric's knobs (checked with the core's
+ * crp_knobs_validate()), crp_group gives a group its table (every cell
+ * free; cells from crp), a port joins a group with cfg crp_group=GROUP;
+ * crp_show prints the settings and the tables, one JSON object per line.
  *
  * Output of get/stats: one JSON object per line.  sample turns the port
  * program's queue sampling on (a window of INTERVAL_NS per sample, every
@@ -43,6 +52,7 @@
 #include "linux/smartt.h"
 #include "smartt_fabric.h"
 #include "smartt_port.skel.h"
+#include "smartt_port_crp.skel.h"
 
 _Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
 
@@ -96,49 +106,66 @@ static int parse_u64(const char *s, __u64 max, __u64 *out)
 	return 0;
 }
 
+/* Pin a loaded port object's maps and programs in pindir. */
+static int pin_obj(struct bpf_object *obj, struct bpf_program *eg, struct bpf_program *in)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = bpf_object__pin_maps(obj, pindir);
+	if (ret)
+		return err("cannot pin maps in %s: %s", pindir, strerror(-ret));
+	if (pin_path(path, sizeof(path), "sf_egress") ||
+	    bpf_program__pin(eg, path) ||
+	    pin_path(path, sizeof(path), "sf_ingress") ||
+	    bpf_program__pin(in, path)) {
+		err("cannot pin programs in %s: %s", pindir, strerror(errno));
+		bpf_object__unpin_maps(obj, pindir);
+		return 1;
+	}
+	return 0;
+}
+
+/* The port without CRP, or with it (the same source built with SF_CRP=1). */
+#define LOAD_PORT(type, port, ret) do {						\
+	struct type *skel = type##__open();					\
+										\
+	if (!skel) {								\
+		ret = err("cannot open BPF skeleton: %s", strerror(errno));	\
+		break;								\
+	}									\
+	skel->rodata->smartt_udp_port = port;					\
+	ret = type##__load(skel);						\
+	if (ret)								\
+		ret = err("cannot load BPF programs: %s", strerror(-ret));	\
+	else									\
+		ret = pin_obj(skel->obj, skel->progs.sf_egress,			\
+			      skel->progs.sf_ingress);				\
+	type##__destroy(skel);							\
+} while (0)
+
 static int cmd_load(int argc, char **argv)
 {
-	struct smartt_port *skel;
-	char path[PATH_MAX];
-	__u64 port = SMARTT_UDP_PORT_DEFAULT;
+	__u64 port = SMARTT_UDP_PORT_DEFAULT, crp = 0;
 	int i, ret;
 
 	for (i = 0; i < argc; i++) {
 		if (!strncmp(argv[i], "udp_port=", 9)) {
 			if (parse_u64(argv[i] + 9, 65535, &port) || !port)
 				return err("bad udp_port '%s' (1..65535)", argv[i] + 9);
+		} else if (!strncmp(argv[i], "crp=", 4)) {
+			if (parse_u64(argv[i] + 4, 1, &crp))
+				return err("bad crp '%s' (0 or 1)", argv[i] + 4);
 		} else {
 			return err("load: unknown argument '%s'", argv[i]);
 		}
 	}
 	if (mkdir(pindir, 0700) && errno != EEXIST)
 		return err("mkdir %s: %s", pindir, strerror(errno));
-
-	skel = smartt_port__open();
-	if (!skel)
-		return err("cannot open BPF skeleton: %s", strerror(errno));
-	skel->rodata->smartt_udp_port = port;
-	ret = smartt_port__load(skel);
-	if (ret) {
-		err("cannot load BPF programs: %s", strerror(-ret));
-		goto out;
-	}
-	ret = bpf_object__pin_maps(skel->obj, pindir);
-	if (ret) {
-		err("cannot pin maps in %s: %s", pindir, strerror(-ret));
-		goto out;
-	}
-	if (pin_path(path, sizeof(path), "sf_egress") ||
-	    bpf_program__pin(skel->progs.sf_egress, path) ||
-	    pin_path(path, sizeof(path), "sf_ingress") ||
-	    bpf_program__pin(skel->progs.sf_ingress, path)) {
-		ret = -errno;
-		err("cannot pin programs in %s: %s", pindir, strerror(errno));
-		bpf_object__unpin_maps(skel->obj, pindir);
-		goto out;
-	}
-out:
-	smartt_port__destroy(skel);
+	if (crp)
+		LOAD_PORT(smartt_port_crp, port, ret);
+	else
+		LOAD_PORT(smartt_port, port, ret);
 	return ret ? 1 : 0;
 }
 
@@ -232,6 +259,7 @@ static const struct knob knobs[] = {
 	K("standing", UINT32_MAX, standing_bytes),
 	K("hist_bin", UINT32_MAX, hist_bin_bytes),
 	K("prio_buffer", UINT32_MAX, prio_buffer_bytes),
+	K("crp_group", SF_CRP_GROUPS - 1, crp_group),
 	F("emulate", SF_PORT_EMULATE),
 	F("ecn", SF_PORT_ECN),
 	F("trim", SF_PORT_TRIM),
@@ -384,7 +412,11 @@ static __u64 mono_ns(void)
 	X(tx_pkts) X(tx_bytes) X(prio_pkts) X(trimmed) X(drop_buffer) \
 	X(drop_prio) X(drop_blackhole) X(drop_loss) X(drop_trim_err) \
 	X(rx_pkts) X(rx_bytes) X(ect_pkts) X(ce_marked) X(ce_seen) \
-	X(mark_err) X(ts_tx) X(ts_rx) X(ts_err)
+	X(mark_err) X(ts_tx) X(ts_rx) X(ts_err) \
+	X(crp_req) X(crp_req_bits) X(crp_req_late) X(crp_dest_grant) \
+	X(crp_dest_retry) X(crp_dest_full) X(crp_grant_ok) X(crp_grant_conv) \
+	X(crp_nonpart_bytes) X(crp_nonpart_lost) X(crp_spec_pkts) \
+	X(crp_spec_drop) X(drop_crp_bad) X(crp_err)
 
 static int stats_one(int fd_cfg, int fd_state, int fd_stats, __u32 key, bool reset)
 {
@@ -565,6 +597,155 @@ out:
 	return ret;
 }
 
+/* CRP knobs the crp command takes: the core's names (crp_knob_descs[]). */
+static const char *const crp_cmd_knobs[] = {
+	"slot_ns", "cells", "ttw_ns", "retry_ns", "eager",
+};
+
+static int cmd_crp(int argc, char **argv)
+{
+	struct sf_crp_cfg c = { .flags = SF_CRP_ON, .knobs = crp_defaults };
+	__u32 zero = 0;
+	__u64 v;
+	int fd, i, ret;
+	size_t j;
+
+	for (i = 0; i < argc; i++) {
+		char *eq = strchr(argv[i], '=');
+		int idx = -1;
+
+		if (eq) {
+			*eq = 0;
+			for (j = 0; j < sizeof(crp_cmd_knobs) / sizeof(crp_cmd_knobs[0]); j++)
+				if (!strcmp(argv[i], crp_cmd_knobs[j]))
+					idx = crp_knob_find(argv[i]);
+		}
+		if (idx < 0)
+			return err("crp: expected slot_ns=, cells=, ttw_ns=, retry_ns= or eager=, got '%s'",
+				   argv[i]);
+		if (parse_u64(eq + 1, UINT32_MAX, &v) || v < crp_knob_descs[idx].min ||
+		    v > crp_knob_descs[idx].max)
+			return err("crp: bad %s '%s' (%u..%u %s)", argv[i], eq + 1,
+				   crp_knob_descs[idx].min, crp_knob_descs[idx].max,
+				   crp_knob_descs[idx].unit);
+		crp_knob_set(&c.knobs, idx, v);
+	}
+	/* cmax, nmin, nmax belong to the tables and the senders: valid here */
+	c.knobs.cmax = CRP_CMAX_MAX;
+	c.knobs.nmin = 1;
+	c.knobs.nmax = 1;
+	if (crp_knobs_validate(&c.knobs))
+		return err("crp: knobs out of range");
+	fd = pinned_fd("crp_cfg");
+	if (fd < 0)
+		return 1;
+	ret = bpf_map_update_elem(fd, &zero, &c, BPF_ANY);
+	close(fd);
+	if (ret)
+		return err("crp: update: %s", strerror(errno));
+	return 0;
+}
+
+static int cmd_crp_group(int argc, char **argv)
+{
+	struct sf_crp_table t = {};
+	struct sf_crp_cfg c;
+	__u64 g, cmax = 0, members = 0;
+	__u32 zero = 0, key;
+	int fd, i, ret;
+
+	if (argc < 1 || parse_u64(argv[0], SF_CRP_GROUPS - 1, &g) || !g)
+		return err("usage: crp_group GROUP(1..%d) cmax=BYTES members=N", SF_CRP_GROUPS - 1);
+	for (i = 1; i < argc; i++) {
+		if (!strncmp(argv[i], "cmax=", 5)) {
+			if (parse_u64(argv[i] + 5, CRP_CMAX_MAX, &cmax) || !cmax)
+				return err("crp_group: bad cmax '%s' (1..%u bytes: the group's summed rate x slot)",
+					   argv[i] + 5, CRP_CMAX_MAX);
+		} else if (!strncmp(argv[i], "members=", 8)) {
+			if (parse_u64(argv[i] + 8, SF_MAX_PORTS, &members) || !members)
+				return err("crp_group: bad members '%s' (1..%d)", argv[i] + 8,
+					   SF_MAX_PORTS);
+		} else {
+			return err("crp_group: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!cmax || !members)
+		return err("crp_group: cmax= and members= are required");
+	fd = pinned_fd("crp_cfg");
+	if (fd < 0)
+		return 1;
+	ret = bpf_map_lookup_elem(fd, &zero, &c);
+	close(fd);
+	if (ret || !(c.flags & SF_CRP_ON))
+		return err("crp_group: CRP is not on (crp first)");
+	c.knobs.cmax = cmax;
+	c.knobs.nmin = 1;
+	c.knobs.nmax = 1;
+	if (crp_table_init(&t.t, &c.knobs, 0))
+		return err("crp_group: cmax %llu does not fit the knobs", (unsigned long long)cmax);
+	t.members = members;
+	fd = pinned_fd("crp_tables");
+	if (fd < 0)
+		return 1;
+	key = g;
+	ret = bpf_map_update_elem(fd, &key, &t, BPF_ANY);
+	close(fd);
+	if (ret)
+		return err("crp_group %u: update: %s", key, strerror(errno));
+	return 0;
+}
+
+static void crp_show_one(int fd, __u32 g)
+{
+	struct sf_crp_table t;
+	__u32 i, eager = 0;
+
+	if (bpf_map_lookup_elem(fd, &g, &t) || !t.t.cells)
+		return;
+	for (i = 0; i < CRP_EAGER_MAX; i++)
+		eager += !!t.t.eager[i].tag;
+	printf("{\"group\":%u,\"members\":%u,\"base\":%llu,\"cmax\":%u,\"eager\":%u,\"cells\":[",
+	       g, t.members, (unsigned long long)t.t.base, t.t.cmax, eager);
+	for (i = 0; i < t.t.cells && i < CRP_CELLS_MAX; i++)
+		printf("%s%u", i ? "," : "", t.t.cell[i]);
+	printf("]}\n");
+}
+
+static int cmd_crp_show(int argc, char **argv)
+{
+	struct sf_crp_cfg c = {};
+	__u32 zero = 0, g;
+	int fd, i;
+	__u64 v;
+
+	fd = pinned_fd("crp_cfg");
+	if (fd < 0)
+		return 1;
+	if (bpf_map_lookup_elem(fd, &zero, &c)) {
+		close(fd);
+		return err("crp_show: lookup: %s", strerror(errno));
+	}
+	close(fd);
+	printf("{\"crp\":%u,\"slot_ns\":%u,\"cells\":%u,\"ttw_ns\":%u,\"retry_ns\":%u,\"eager\":%u,\"now_slot\":%llu}\n",
+	       !!(c.flags & SF_CRP_ON), c.knobs.slot_ns, c.knobs.cells, c.knobs.ttw_ns,
+	       c.knobs.retry_ns, c.knobs.eager,
+	       c.knobs.slot_ns ? (unsigned long long)(mono_ns() / c.knobs.slot_ns) : 0ULL);
+	fd = pinned_fd("crp_tables");
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < argc; i++) {
+		if (parse_u64(argv[i], SF_CRP_GROUPS - 1, &v)) {
+			close(fd);
+			return err("crp_show: bad group '%s'", argv[i]);
+		}
+		crp_show_one(fd, v);
+	}
+	for (g = 1; !argc && g < SF_CRP_GROUPS; g++)
+		crp_show_one(fd, g);
+	close(fd);
+	return 0;
+}
+
 static int dispatch(int argc, char **argv);
 
 static int cmd_batch(void)
@@ -611,6 +792,12 @@ static int dispatch(int argc, char **argv)
 		return cmd_sample(argc - 1, argv + 1);
 	if (!strcmp(cmd, "batch"))
 		return cmd_batch();
+	if (!strcmp(cmd, "crp"))
+		return cmd_crp(argc - 1, argv + 1);
+	if (!strcmp(cmd, "crp_group"))
+		return cmd_crp_group(argc - 1, argv + 1);
+	if (!strcmp(cmd, "crp_show"))
+		return cmd_crp_show(argc - 1, argv + 1);
 	return err("unknown command '%s'", cmd);
 }
 
@@ -625,7 +812,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 3) {
 		fprintf(stderr,
-			"usage: smartt-fabric-bpf load|attach|cfg|get|stats|reset|sample|batch PINDIR [args]\n");
+			"usage: smartt-fabric-bpf load|attach|cfg|get|stats|reset|sample|batch|crp|crp_group|crp_show PINDIR [args]\n");
 		return 2;
 	}
 	libbpf_set_print(print_libbpf);

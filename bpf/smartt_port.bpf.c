@@ -17,13 +17,23 @@
  * the queue at dequeue, as in the papers.  It also counts what the far end
  * received, and on host NICs writes the smartt arrival timestamp.
  *
- * See Documentation/bpf.rst.
+ * With CRP on (map crp_cfg), ports that belong to a reservation group
+ * (cfg.crp_group) keep the group's reservation table: sf_egress ANDs the
+ * table into the requests that leave through the port, decides them at
+ * the destination's last-hop port and takes the bytes of traffic without
+ * a reservation from the table; sf_ingress settles the grants that come
+ * back through the device whose egress is the resource, or turns them
+ * into retries.  Speculative DATA queues in a class below data and is
+ * trimmed once its cumulative queueing passes TTW.
+ *
+ * See Documentation/bpf.rst and Documentation/crp.rst.
  */
 #define _LINUX_TYPES_H	/* vmlinux.h provides the __u and __be types */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_endian.h>
 #include "linux/smartt.h"
+#include "smartt_crp_core.bpf.h"
 #include "smartt_fabric.h"
 
 #define TC_ACT_OK		0
@@ -38,6 +48,18 @@
 #define BPF_F_PSEUDO_HDR_	(1ULL << 4)
 
 _Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
+_Static_assert(sizeof(struct smartt_crp_ext) == SMARTT_CRP_EXT_LEN, "smartt_crp_ext size");
+_Static_assert(SMARTT_CRP_HLEN % 8 == 0, "CRP headers in whole words");
+
+/*
+ * SF_CRP=1 builds smartt_port_crp.bpf.o, the port with CRP, which the
+ * controller loads for a fabric with CRP on; smartt_port.bpf.o has none of
+ * the CRP code (the compiler drops it), so a fabric without CRP runs, and
+ * the verifier checks, exactly the port it had before.
+ */
+#ifndef SF_CRP
+#define SF_CRP 0
+#endif
 
 /* Set by the controller between open and load. */
 const volatile __u16 smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
@@ -89,6 +111,37 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sf_scratch);
 } scratch SEC(".maps");
+
+/* CRP: the fabric's settings and one reservation table per group. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sf_crp_cfg);
+} crp_cfg SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SF_CRP_GROUPS);
+	__type(key, __u32);
+	__type(value, struct sf_crp_table);
+} crp_tables SEC(".maps");
+
+/* A CRP extension as it came and as it leaves (for the checksum). */
+struct sf_crp_scratch {
+	struct smartt_crp_ext old;
+	struct smartt_crp_ext new;
+	struct crp_knobs k;
+	struct crp_grant g;
+	__u64 vec;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sf_crp_scratch);
+} crp_scratch SEC(".maps");
 
 struct pkt {
 	__u32 l3_off;
@@ -272,7 +325,7 @@ static __always_inline int mark_ce(struct __sk_buff *skb, const struct pkt *p)
  * give it the trim DSCP and fix every length and checksum.
  */
 static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
-				       const struct sf_port_cfg *cfg)
+				       const struct sf_port_cfg *cfg, __u16 more_flags)
 {
 	/*
 	 * Keep every smartt header (the common one and the DATA extension with
@@ -310,7 +363,7 @@ static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 	tc = (cfg->trim_dscp << 2) | p->ecn;
 
 	/* smartt header: TRIMMED (+ LAST_HOP), TTL at the trimming port. */
-	if (hdr_update(skb, p, SMARTT_F_TRIMMED |
+	if (hdr_update(skb, p, SMARTT_F_TRIMMED | more_flags |
 		       ((cfg->flags & SF_PORT_LAST_HOP) ? SMARTT_F_TRIM_LAST_HOP : 0),
 		       1, ttl, 0, 0))
 		return -1;
@@ -407,6 +460,266 @@ static __always_inline void hist_add(struct sf_port_stats *st,
 	st->hist[bin & (SF_HIST_BINS - 1)]++;
 }
 
+/* The port's clock: CLOCK_MONOTONIC, or the test's fixed time. */
+static __always_inline __u64 port_now(const struct sf_port_cfg *cfg)
+{
+	return cfg->test_now_ns ? cfg->test_now_ns : bpf_ktime_get_ns();
+}
+
+/* Replace @len bytes (a multiple of 4) at @off, keeping the UDP checksum. */
+static __always_inline int rewrite(struct __sk_buff *skb, const struct pkt *p,
+				   __u32 off, void *old, void *new, __u32 len)
+{
+	__s64 diff = bpf_csum_diff(old, len, new, len, 0);
+
+	if (diff < 0)
+		return -1;
+	if (bpf_skb_store_bytes(skb, off, new, len, 0))
+		return -1;
+	/* IPv4 UDP checksum 0 means "none": BPF_F_MARK_MANGLED_0 leaves it. */
+	return bpf_l4_csum_replace(skb, p->l4_off + 6, 0, diff, BPF_F_MARK_MANGLED_0_) ? -1 : 0;
+}
+
+static __always_inline int is_crp_ctrl(const struct pkt *p)
+{
+	return p->is_smartt && p->type >= SMARTT_PKT_CRP_REQ &&
+	       p->type <= SMARTT_PKT_CRP_RETRY;
+}
+
+/* The CRP settings when the fabric runs CRP, else NULL. */
+static __always_inline struct sf_crp_cfg *crp_on(void)
+{
+	__u32 zero = 0;
+	struct sf_crp_cfg *cc = bpf_map_lookup_elem(&crp_cfg, &zero);
+
+	return cc && (cc->flags & SF_CRP_ON) && cc->knobs.slot_ns ? cc : NULL;
+}
+
+/* The table of the port's group, NULL for a port that takes no part. */
+static __always_inline struct sf_crp_table *crp_table_of(const struct sf_port_cfg *cfg)
+{
+	__u32 g = cfg->crp_group;
+	struct sf_crp_table *tb;
+
+	if (!g || g >= SF_CRP_GROUPS)
+		return NULL;
+	tb = bpf_map_lookup_elem(&crp_tables, &g);
+	return tb && tb->t.cells && tb->t.cells <= CRP_CELLS_MAX && tb->t.cmax ? tb : NULL;
+}
+
+/*
+ * Load the CRP extension of @p into the scratch's old and new copies.
+ * Return the scratch, or NULL for a packet too short for its extension
+ * (hdr_words or the packet's length).
+ */
+static __always_inline struct sf_crp_scratch *crp_load(struct __sk_buff *skb,
+						       const struct pkt *p)
+{
+	struct sf_crp_scratch *sc;
+	__u32 zero = 0;
+
+	if (p->hdr_len < SMARTT_CRP_HLEN || skb->len < p->hdr_off + p->hdr_len)
+		return NULL;
+	sc = bpf_map_lookup_elem(&crp_scratch, &zero);
+	if (!sc || bpf_skb_load_bytes(skb, p->hdr_off + SMARTT_HDR_LEN, &sc->old,
+				      sizeof(sc->old)))
+		return NULL;
+	sc->new = sc->old;
+	return sc;
+}
+
+/* Move @tb on to the slot of @now; called with its lock held. */
+static __always_inline void crp_advance(struct sf_crp_table *tb, __u64 slot)
+{
+	if (slot > tb->t.base)
+		crp_table_shift(&tb->t, slot - tb->t.base);
+}
+
+/*
+ * A CRP request leaves through a port of group cfg->crp_group: AND the
+ * table into its vector (reserving eagerly with R_res), or, at the
+ * destination's last-hop port, decide it.
+ * Return 0, or -1 for a malformed request (the caller drops it).
+ */
+static __always_inline int crp_egress_req(struct __sk_buff *skb, const struct pkt *p,
+					  const struct sf_port_cfg *cfg,
+					  struct sf_port_stats *st, __u64 now, const int dest)
+{
+	struct sf_crp_cfg *cc = crp_on();
+	struct sf_crp_table *tb = cfg ? crp_table_of(cfg) : NULL;
+	enum crp_result res = CRP_GRANT;
+	struct sf_crp_scratch *sc;
+	__u64 slot, sb, vec0, base;
+	__u32 size, tag, cells, cmax;
+	__u16 fl;
+	int late = 0;
+
+	if (!p || !cfg || !st || !cc || !tb)
+		return 0;
+	sc = crp_load(skb, p);
+	if (!sc)
+		return -1;
+	fl = bpf_ntohs(sc->old.crp_flags);
+	if (fl & SMARTT_CRP_DEST_DONE)
+		return 0;	/* decided already: a port after the destination's */
+	sc->k = cc->knobs;
+	size = bpf_ntohl(sc->old.req_bytes);
+	tag = bpf_ntohl(sc->old.tag);
+	sb = bpf_be64_to_cpu(sc->old.slot_base);
+	sc->vec = bpf_be64_to_cpu(sc->old.vec);
+	slot = now / sc->k.slot_ns;
+
+	bpf_spin_lock(&tb->lock);
+	crp_advance(tb, slot);
+	base = tb->t.base;
+	cells = tb->t.cells;
+	cmax = tb->t.cmax;
+	if (sb < base) {
+		sc->vec = crp_vec_shift(sc->vec, base - sb, cells);
+	} else if (sb > base) {
+		sc->vec = 0;	/* a base in the future: nothing is known there */
+		late = 1;
+	}
+	vec0 = sc->vec & crp_vec_full(cells);
+	if (dest)
+		res = crp_dest_decide(&tb->t, size, &sc->vec, &sc->g);
+	else
+		crp_channel_request(&tb->t, size, tag, sc->k.eager, &sc->vec);
+	bpf_spin_unlock(&tb->lock);
+
+	sc->new.slot_base = bpf_cpu_to_be64(base);
+	sc->new.vec = bpf_cpu_to_be64(sc->vec);
+	if (dest) {
+		sc->k.cmax = cmax;
+		fl |= SMARTT_CRP_DEST_DONE;
+		if (res == CRP_GRANT) {
+			sc->new.grant_slot = bpf_cpu_to_be64(sc->g.slot);
+			sc->new.grant_offset = bpf_htonl(sc->g.offset);
+			sc->new.grant_ns = bpf_cpu_to_be64(crp_grant_ns(&sc->k, &sc->g));
+			st->crp_dest_grant++;
+		} else {
+			fl |= res == CRP_RETRY_FULL ? SMARTT_CRP_DEST_FULL : SMARTT_CRP_NO_SLOT;
+			sc->new.retry_after_ns =
+				bpf_htonl((__u32)crp_retry_wait_ns(&sc->k, res, 0, 0));
+			if (res == CRP_RETRY_FULL)
+				st->crp_dest_full++;
+			else
+				st->crp_dest_retry++;
+		}
+		sc->new.crp_flags = bpf_htons(fl);
+	} else {
+		st->crp_req++;
+		st->crp_req_bits += __builtin_popcountll(vec0 & ~sc->vec);
+	}
+	if (late)
+		st->crp_req_late++;
+	if (rewrite(skb, p, p->hdr_off + SMARTT_HDR_LEN, &sc->old, &sc->new,
+		    sizeof(sc->new)))
+		st->crp_err++;
+	return 0;
+}
+
+/*
+ * The two ends of crp_egress_req(), each a function of its own (verified
+ * once, whatever the caller's state) with a frame small enough to sit on
+ * top of sf_egress's.
+ */
+__noinline int crp_egress_chan(struct __sk_buff *skb, const struct pkt *p,
+			       const struct sf_port_cfg *cfg,
+			       struct sf_port_stats *st, __u64 now)
+{
+	return crp_egress_req(skb, p, cfg, st, now, 0);
+}
+
+__noinline int crp_egress_dest(struct __sk_buff *skb, const struct pkt *p,
+			       const struct sf_port_cfg *cfg,
+			       struct sf_port_stats *st, __u64 now)
+{
+	return crp_egress_req(skb, p, cfg, st, now, 1);
+}
+
+/*
+ * A CRP grant arrives at the device whose egress belongs to group
+ * cfg->crp_group, on its way back to the source: settle it in the table,
+ * or turn it into a retry (CONVERTED) when the cells no longer hold it.
+ * Return 0, or -1 for a malformed grant (the caller drops it).
+ */
+__noinline int crp_ingress_grant(struct __sk_buff *skb, const struct pkt *p,
+				 const struct sf_port_cfg *cfg,
+				 struct sf_port_stats *st, __u64 now)
+{
+	struct sf_crp_cfg *cc = crp_on();
+	struct sf_crp_table *tb = cfg ? crp_table_of(cfg) : NULL;
+	struct sf_crp_scratch *sc;
+	struct crp_grant g;
+	__u32 w[2], tag;
+	bool ok;
+
+	if (!p || !cfg || !st || !cc || !tb)
+		return 0;
+	sc = crp_load(skb, p);
+	if (!sc)
+		return -1;
+	g.slot = bpf_be64_to_cpu(sc->old.grant_slot);
+	g.offset = bpf_ntohl(sc->old.grant_offset);
+	g.size = bpf_ntohl(sc->old.req_bytes);
+	tag = bpf_ntohl(sc->old.tag);
+
+	bpf_spin_lock(&tb->lock);
+	crp_advance(tb, now / cc->knobs.slot_ns);
+	ok = crp_channel_grant(&tb->t, tag, &g);
+	bpf_spin_unlock(&tb->lock);
+
+	if (ok) {
+		st->crp_grant_ok++;
+		return 0;
+	}
+	st->crp_grant_conv++;
+	sc->new.crp_flags = bpf_htons(bpf_ntohs(sc->old.crp_flags) | SMARTT_CRP_CONVERTED);
+	sc->new.retry_after_ns = bpf_htonl(cc->knobs.retry_ns);
+	if (bpf_skb_load_bytes(skb, p->hdr_off, &w[0], 4))
+		goto err;
+	w[1] = w[0];
+	((__u8 *)&w[1])[3] = SMARTT_PKT_CRP_RETRY;
+	if (rewrite(skb, p, p->hdr_off, &w[0], &w[1], 4) ||
+	    rewrite(skb, p, p->hdr_off + SMARTT_HDR_LEN, &sc->old, &sc->new,
+		    sizeof(sc->new)))
+		goto err;
+	return 0;
+err:
+	st->crp_err++;
+	return 0;
+}
+
+/* @len bytes without a reservation left through a port of a group. */
+__noinline int crp_consume(const struct sf_port_cfg *cfg, struct sf_port_stats *st,
+			   __u32 len, __u64 now)
+{
+	struct sf_crp_cfg *cc = crp_on();
+	struct sf_crp_table *tb;
+	__u32 lost;
+
+	if (!cfg || !st || !cc)
+		return 0;
+	tb = crp_table_of(cfg);
+	if (!tb)
+		return 0;
+	bpf_spin_lock(&tb->lock);
+	crp_advance(tb, now / cc->knobs.slot_ns);
+	lost = crp_table_consume(&tb->t, len);
+	bpf_spin_unlock(&tb->lock);
+	st->crp_nonpart_bytes += len;
+	st->crp_nonpart_lost += lost;
+	return 0;
+}
+
+/* DATA that takes part in CRP: sent speculatively or under a grant. */
+static __always_inline int crp_data(const struct pkt *p)
+{
+	return p->is_smartt && p->type == SMARTT_PKT_DATA &&
+	       (p->sflags & (SMARTT_F_CRP_SPEC | SMARTT_F_CRP_GRANTED));
+}
+
 SEC("tc")
 int sf_egress(struct __sk_buff *skb)
 {
@@ -415,7 +728,10 @@ int sf_egress(struct __sk_buff *skb)
 	struct sf_port_state *s;
 	struct sf_port_cfg *cfg;
 	__u64 now, len, ser, rate, free, qbytes, finish, standing_ns = 0;
-	int prio, overflow = 0, trimmed = 0;
+	int prio, overflow = 0, trimmed = 0, spec = 0, spec_late = 0;
+	__u32 spec_wait_be = 0, spec_wait = 0;
+	struct sf_crp_table *crp_tb = NULL;
+	struct sf_crp_cfg *cc;
 	struct sf_sample_cfg *scfg;
 	struct sf_qsample smp = {};
 	__u32 zero_key = 0;
@@ -443,11 +759,31 @@ int sf_egress(struct __sk_buff *skb)
 	}
 
 	parse(skb, &p);
+	now = port_now(cfg);
+	cc = SF_CRP ? crp_on() : NULL;
+	if (cc) {
+		crp_tb = crp_table_of(cfg);
+		if (crp_tb && p.type == SMARTT_PKT_CRP_REQ && is_crp_ctrl(&p) &&
+		    ((cfg->flags & SF_PORT_LAST_HOP) ?
+		     crp_egress_dest(skb, &p, cfg, st, now) :
+		     crp_egress_chan(skb, &p, cfg, st, now))) {
+			st->drop_crp_bad++;
+			return TC_ACT_SHOT;
+		}
+		/* Speculative DATA: the lowest class, TTW at switch ports. */
+		if (p.is_smartt && p.type == SMARTT_PKT_DATA &&
+		    (p.sflags & SMARTT_F_CRP_SPEC) && !(p.sflags & SMARTT_F_TRIMMED) &&
+		    !(cfg->flags & SF_PORT_NIC_TS) &&
+		    !bpf_skb_load_bytes(skb, p.hdr_off + offsetof(struct smartt_hdr, reserved2),
+					&spec_wait_be, 4)) {
+			spec = 1;
+			spec_wait = bpf_ntohl(spec_wait_be);
+		}
+	}
 	prio = (cfg->flags & SF_PORT_PRIO) && is_ctrl(&p);
 	rate = cfg->rate_bps;
 	len = skb->len;
 	ser = ser_ns(len, rate);
-	now = bpf_ktime_get_ns();
 	/* A sender's Early Departure Time (TCP stamps every packet with the
 	 * time its pacing lets it leave, and measures RTT from that stamp):
 	 * the packet reaches the port then, not before.  Taking it earlier
@@ -468,6 +804,8 @@ int sf_egress(struct __sk_buff *skb)
 			standing_ns = ser_ns(cfg->standing_bytes, rate);
 		bpf_spin_lock(&s->lock);
 		free = s->data_free_ns > now ? s->data_free_ns : now;
+		if (spec && s->spec_free_ns > free)
+			free = s->spec_free_ns;
 		qbytes = ns_to_bytes(free - now, rate) + cfg->standing_bytes;
 		/* Sampling window: the largest occupancy an arrival saw; a
 		 * window ends at the first arrival after it.
@@ -487,9 +825,20 @@ int sf_egress(struct __sk_buff *skb)
 		}
 		if (qbytes + len > cfg->buffer_bytes) {
 			overflow = 1;
+		} else if (spec && (__u64)spec_wait + (free - now) + standing_ns >
+			   cc->knobs.ttw_ns) {
+			spec_late = 1;
 		} else {
 			finish = free + ser;
-			s->data_free_ns = finish;
+			if (spec) {
+				s->spec_free_ns = finish;
+			} else {
+				s->data_free_ns = finish;
+				/* speculative DATA only gets what data leaves */
+				if (cc)
+					s->spec_free_ns = (s->spec_free_ns > now ?
+							   s->spec_free_ns : now) + ser;
+			}
 			s->last_enq_ns = now;
 			if (qbytes > s->max_queue_bytes)
 				s->max_queue_bytes = qbytes;
@@ -501,21 +850,37 @@ int sf_egress(struct __sk_buff *skb)
 			if (bpf_ringbuf_output(&queue_samples, &smp, sizeof(smp), 0))
 				__sync_fetch_and_add(&scfg->lost, 1);
 		}
-		if (overflow) {
+		if (overflow && !spec_late) {
 			if (!(cfg->flags & SF_PORT_TRIM) || !p.is_smartt ||
 			    p.type != SMARTT_PKT_DATA ||
 			    (p.sflags & SMARTT_F_TRIMMED)) {
 				st->drop_buffer++;
 				return TC_ACT_SHOT;
 			}
-			if (trim_packet(skb, &p, cfg)) {
+		}
+		/* A speculative packet past TTW is trimmed whatever the port's
+		 * trimming: the receiver NACKs it (SMARTT_F_CRP_SPEC_DROP).
+		 */
+		if (overflow || spec_late) {
+			if (trim_packet(skb, &p, cfg, spec ? SMARTT_F_CRP_SPEC_DROP : 0)) {
 				st->drop_trim_err++;
 				return TC_ACT_SHOT;
 			}
+			if (spec)
+				st->crp_spec_drop++;
 			trimmed = 1;
 			prio = 1;
 			len = skb->len;
 			ser = ser_ns(len, rate);
+		} else if (spec) {
+			/* The wait here joins the packet's cumulative wait. */
+			__u64 w = (__u64)spec_wait + (finish - ser - now) + standing_ns;
+			__u32 nw = bpf_htonl(w > 0xffffffffULL ? 0xffffffffU : (__u32)w);
+
+			if (rewrite(skb, &p, p.hdr_off + offsetof(struct smartt_hdr, reserved2),
+				    &spec_wait_be, &nw, 4))
+				st->crp_err++;
+			st->crp_spec_pkts++;
 		}
 	}
 	if (prio) {
@@ -532,6 +897,9 @@ int sf_egress(struct __sk_buff *skb)
 			/* strict priority: the link time comes out of the data class */
 			free = s->data_free_ns > now ? s->data_free_ns : now;
 			s->data_free_ns = free + ser;
+			if (cc)
+				s->spec_free_ns = (s->spec_free_ns > now ?
+						   s->spec_free_ns : now) + ser;
 			s->last_enq_ns = now;
 		}
 		bpf_spin_unlock(&s->lock);
@@ -546,6 +914,9 @@ int sf_egress(struct __sk_buff *skb)
 		st->trimmed++;
 	st->tx_pkts++;
 	st->tx_bytes += len;
+	/* Traffic without a reservation uses the group's capacity too. */
+	if (crp_tb && !is_crp_ctrl(&p) && !crp_data(&p))
+		crp_consume(cfg, st, len, now);
 
 	/* NIC tx timestamp: when the first bit leaves the host NIC.  The htb
 	 * backend does not know that time (htb decides), so there it is the
@@ -590,6 +961,20 @@ int sf_ingress(struct __sk_buff *skb)
 		return TC_ACT_OK;
 	parse(skb, &p);
 
+	/* A CRP grant on its way back passes the device whose egress is the
+	 * reserved resource: settle it there.  Not at a last-hop port: the
+	 * grant comes from the destination, whose table took it already.
+	 */
+	if (SF_CRP && p.type == SMARTT_PKT_CRP_GRANT && is_crp_ctrl(&p) && cfg->crp_group &&
+	    !(cfg->flags & SF_PORT_LAST_HOP)) {
+		struct sf_port_stats *mst = bpf_map_lookup_elem(&port_stats, &me);
+
+		if (mst && crp_ingress_grant(skb, &p, cfg, mst, port_now(cfg))) {
+			mst->drop_crp_bad++;
+			return TC_ACT_SHOT;
+		}
+	}
+
 	up = cfg->peer_ifindex;
 	ucfg = up < SF_MAX_PORTS ? bpf_map_lookup_elem(&port_cfg, &up) : NULL;
 	ust = ucfg ? bpf_map_lookup_elem(&port_stats, &up) : NULL;
@@ -597,8 +982,13 @@ int sf_ingress(struct __sk_buff *skb)
 	if (ucfg && ust && us && (ucfg->flags & SF_PORT_EMULATE)) {
 		ust->rx_pkts++;
 		ust->rx_bytes += skb->len;
+		/* Speculative DATA is not marked: TTW is its congestion
+		 * signal, and it yields to every other class anyway.
+		 */
 		if ((p.proto == ETH_P_IP || p.proto == ETH_P_IPV6) &&
-		    !((ucfg->flags & SF_PORT_PRIO) && is_ctrl(&p))) {
+		    !((ucfg->flags & SF_PORT_PRIO) && is_ctrl(&p)) &&
+		    !(p.is_smartt && p.type == SMARTT_PKT_DATA &&
+		      (p.sflags & SMARTT_F_CRP_SPEC) && SF_CRP && crp_on())) {
 			if (p.ecn == 3) {
 				ust->ce_seen++;
 			} else if (p.ecn) {
