@@ -51,14 +51,23 @@ def tool(env, *parts):
     return p
 
 
-def run(cmd, check=True, input=None, timeout=120):
-    try:
-        r = subprocess.run(cmd, input=input, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=timeout)
-    except FileNotFoundError:
-        raise LabError("%s: not found" % cmd[0])
-    except subprocess.TimeoutExpired:
-        raise LabError("%s: no answer in %d s" % (" ".join(cmd[:3]), timeout))
+def run(cmd, check=True, input=None, timeout=120, tries=1):
+    """Run cmd; tries > 1: run it again when it gives no answer in time
+    (for commands that may be repeated: the fabric's reset, status and
+    fault clearing).  In a guest under the time warp, guest time jumps
+    over the waits of an otherwise idle guest for the host (its files come
+    over 9p), so a timeout can expire in less wall time than it says."""
+    for left in range(tries - 1, -1, -1):
+        try:
+            r = subprocess.run(cmd, input=input, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, timeout=timeout)
+            break
+        except FileNotFoundError:
+            raise LabError("%s: not found" % cmd[0])
+        except subprocess.TimeoutExpired:
+            if not left:
+                raise LabError("%s: no answer in %d s%s" % (
+                    " ".join(cmd[:4]), timeout, " (%d tries)" % tries if tries > 1 else ""))
     if check and r.returncode:
         msg = (r.stderr.strip() or r.stdout.strip()).splitlines()
         raise LabError("%s: %s" % (" ".join(cmd[:3]), msg[-1] if msg else "exit %d" % r.returncode))
@@ -272,11 +281,11 @@ class HostLab:
         fl = config.flows(self.exp, case, self.hosts, seed)
         r = self.exp["run"]
         lead = r["lead_ms"] / 1000.0
-        run([self.fab, "--name", self.name, "reset"])
+        run([self.fab, "--name", self.name, "reset"], tries=3)
         # clear faults a previous run's events left
         if self.exp.get("events"):
             for ev in self.exp["events"]:
-                run([self.fab, "--name", self.name, "fail", ev["port"], "clear"])
+                run([self.fab, "--name", self.name, "fail", ev["port"], "clear"], tries=3)
         pin = "/sys/fs/bpf/smartt-fabric/%s" % self.name
         qpath = os.path.join(rdir, "queue.txt")
         qf = open(qpath, "w")
@@ -324,7 +333,8 @@ class HostLab:
             qf.close()
         with open(res_path) as f:
             res = json.load(f)
-        stats = json.loads(run([self.fab, "--name", self.name, "status", "--json"]).stdout)
+        stats = json.loads(run([self.fab, "--name", self.name, "status", "--json"],
+                               tries=3).stdout)
         with open(os.path.join(rdir, "ports.json"), "w") as f:
             json.dump(stats["ports"], f)
         lost = 0

@@ -213,3 +213,23 @@ class Run(unittest.TestCase):
         self.assertEqual(res["stats"]["nacks"], 3)
         self.assertEqual(res["t_first_s"], max(f0["late_s"], f1["late_s"]))
         self.assertGreater(t0_real, 1e9)
+
+
+class Retry(unittest.TestCase):
+    """host.run(tries=N): a command that gives no answer in time runs again."""
+
+    def test_run__again_after_a_timeout(self):
+        with tempfile.TemporaryDirectory() as d:
+            mark = os.path.join(d, "once")
+            # the first call hangs, the later ones answer
+            cmd = ["sh", "-c", 'if [ -e "$0" ]; then echo ok; else touch "$0"; exec sleep 30; fi',
+                   mark]
+            with self.assertRaises(host.LabError) as c:
+                host.run(cmd, timeout=1)
+            self.assertIn("no answer in 1 s", str(c.exception))
+            os.unlink(mark)
+            self.assertEqual(host.run(cmd, timeout=1, tries=2).stdout, "ok\n")
+            os.unlink(mark)
+            with self.assertRaises(host.LabError) as c:
+                host.run(["sleep", "30"], timeout=1, tries=2)
+            self.assertIn("(2 tries)", str(c.exception))
