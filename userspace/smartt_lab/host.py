@@ -52,11 +52,9 @@ def tool(env, *parts):
 
 
 def run(cmd, check=True, input=None, timeout=120, tries=1):
-    """Run cmd; tries > 1: run it again when it gives no answer in time
-    (for commands that may be repeated: the fabric's reset, status and
-    fault clearing).  In a guest under the time warp, guest time jumps
-    over the waits of an otherwise idle guest for the host (its files come
-    over 9p), so a timeout can expire in less wall time than it says."""
+    """Run cmd; timeout None: wait as long as it takes; tries > 1: run it
+    again when it gives no answer in time (for commands that may be
+    repeated: the fabric's reset, status and fault clearing)."""
     for left in range(tries - 1, -1, -1):
         try:
             r = subprocess.run(cmd, input=input, stdout=subprocess.PIPE,
@@ -158,6 +156,8 @@ class HostLab:
 
     mode = "native"
     where = "host"
+    # the fabric's commands between runs: seconds to answer (None: no limit)
+    cmd_timeout = 120
 
     def __init__(self, exp, algos, out, log):
         self.exp, self.out, self.log = exp, out, log
@@ -281,11 +281,12 @@ class HostLab:
         fl = config.flows(self.exp, case, self.hosts, seed)
         r = self.exp["run"]
         lead = r["lead_ms"] / 1000.0
-        run([self.fab, "--name", self.name, "reset"], tries=3)
+        run([self.fab, "--name", self.name, "reset"], timeout=self.cmd_timeout, tries=3)
         # clear faults a previous run's events left
         if self.exp.get("events"):
             for ev in self.exp["events"]:
-                run([self.fab, "--name", self.name, "fail", ev["port"], "clear"], tries=3)
+                run([self.fab, "--name", self.name, "fail", ev["port"], "clear"],
+                    timeout=self.cmd_timeout, tries=3)
         pin = "/sys/fs/bpf/smartt-fabric/%s" % self.name
         qpath = os.path.join(rdir, "queue.txt")
         qf = open(qpath, "w")
@@ -322,7 +323,7 @@ class HostLab:
             else:
                 with open(os.path.join(rdir, "plan.json"), "w") as f:
                     json.dump(plan, f)
-                self.drive(rdir, res_path, r["end_s"] + lead + 120)
+                self.drive(rdir, res_path, self.cmd_timeout and r["end_s"] + lead + 120)
         finally:
             sampler.send_signal(signal.SIGINT)
             try:
@@ -334,7 +335,7 @@ class HostLab:
         with open(res_path) as f:
             res = json.load(f)
         stats = json.loads(run([self.fab, "--name", self.name, "status", "--json"],
-                               tries=3).stdout)
+                               timeout=self.cmd_timeout, tries=3).stdout)
         with open(os.path.join(rdir, "ports.json"), "w") as f:
             json.dump(stats["ports"], f)
         lost = 0

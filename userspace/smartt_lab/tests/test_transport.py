@@ -8,7 +8,7 @@ import tempfile
 import time
 import unittest
 
-from smartt_lab import cli, config, host, transport
+from smartt_lab import cli, config, guest, host, transport
 from smartt_lab.tests.test_run import lab
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -233,3 +233,11 @@ class Retry(unittest.TestCase):
             with self.assertRaises(host.LabError) as c:
                 host.run(["sleep", "30"], timeout=1, tries=2)
             self.assertIn("(2 tries)", str(c.exception))
+
+    def test_guest__no_command_timeout_under_the_time_warp(self):
+        exp = config.load(os.path.join(HERE, "..", "experiments", "failure.json"), True,
+                          guest=True)
+        mk = lambda mode: guest.GuestLab(exp, ["transport:reps"], "/tmp", print, "/m", mode)
+        self.assertIsNone(mk("timewarp").cmd_timeout)
+        self.assertEqual(mk("tcg").cmd_timeout, 120)
+        self.assertEqual(host.HostLab(exp, ["cubic"], "/tmp", print).cmd_timeout, 120)
