@@ -20,6 +20,22 @@ source "$(dirname "$0")/fabric_lib.sh"
 
 fabric_require
 
+# The knobs: usage errors (exit 2) naming the option, never clamped.
+usage_err() { # DESC REGEX ARGS...
+	local desc=$1 rx=$2 out rc
+	shift 2
+	out=$("$SF" --name crpu up "$@" 2>&1)
+	rc=$?
+	check "$desc" bash -c '[ "$1" = 2 ] && grep -qE -- "$2" <<<"$3"' _ "$rc" "$rx" "$out"
+}
+usage_err "--crp-cells 65: usage error" "crp-cells 65" --crp on --crp-cells 65
+usage_err "--crp-slot 0: usage error" "crp-slot 0" --crp on --crp-slot 0
+usage_err "--crp-ttw 2s: usage error (at most 1 s)" "crp-ttw 2s" --crp on --crp-ttw 2s
+usage_err "--crp-eager 5: usage error" "crp-eager 5" --crp on --crp-eager 5
+usage_err "--crp-slot without --crp on: usage error" "CRP is off" --crp-slot 1ms
+usage_err "a cell of more than 1 GiB: usage error naming the group" "group host\(h0\) would hold 12500000000 bytes.*shorter" \
+	--leaves 2 --spines 1 --rate 100gbit --crp on --crp-slot 1s
+
 SLOT_NS=1000000000
 fabric_up --hosts 2 --leaves 2 --spines 1 --rate 100mbit --crp on --crp-slot 1s
 
