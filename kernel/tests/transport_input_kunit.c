@@ -378,9 +378,14 @@ static unsigned int tin_drain(struct socket *sock, u8 *buf, size_t size, int *la
  */
 static void tin_header_bounds(struct kunit *test, bool v4)
 {
+	/*
+	 * The CRP types are the switch ports' business: the socket drops
+	 * them as unknown, like the types that do not exist.
+	 */
 	static const u8 types[] = { 0, SMARTT_PKT_DATA, SMARTT_PKT_ACK, SMARTT_PKT_NACK,
 				    SMARTT_PKT_PROBE, SMARTT_PKT_PROBE_ACK, SMARTT_PKT_CTRL,
-				    SMARTT_PKT_MAX, 255 };
+				    SMARTT_PKT_CRP_REQ, SMARTT_PKT_CRP_GRANT,
+				    SMARTT_PKT_CRP_RETRY, SMARTT_PKT_MAX, 255 };
 	struct tin_ctx *c = test->priv;
 	struct tin_addr ad = { .v4 = v4, .pkt_type = PACKET_HOST };
 	u16 dport = v4 ? TIN_PORT4 : TIN_PORT6;
