@@ -146,9 +146,15 @@ sf set l0:h1 buffer=20000
 if command -v iperf3 >/dev/null; then
 	sf exec h0 sysctl -qw net.ipv4.tcp_ecn=0
 	sf reset
-	sf exec h1 iperf3 -s -1 >/dev/null 2>&1 &
-	sleep 0.5
-	sf exec h0 iperf3 -c "$v4" -t 2 >/dev/null 2>&1
+	# The server is bounded in time and the client waits for it to
+	# listen: on a loaded host 0.5 s was not always enough, and a
+	# server that never got its client waited forever.
+	sf exec h1 timeout 60 iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+	for i in $(seq 200); do
+		sf exec h1 ss -Hltn "sport = :5201" | grep -q . && break
+		sleep 0.1
+	done
+	sf exec h0 timeout 60 iperf3 -c "$v4" -p 5201 -t 2 >/dev/null 2>&1
 	wait
 	check "TCP overflow: dropped ($(port_stat l0:h1 drop_buffer)), not trimmed" \
 		test "$(port_stat l0:h1 drop_buffer)" -gt 0 -a "$(port_stat l0:h1 trimmed)" = 0
