@@ -148,9 +148,15 @@ def flow_result(flow, doc, raw, t0_real, bin_s, end_s, err=None):
            "late_s": None, "path": None}
     if doc is None:
         res["error"] = err or "smartt-perf printed no result"
-        return res
-    t_first = doc["start_realtime"] - t0_real
-    res["late_s"] = t_first - flow["start_s"]
+        if not raw:
+            return res
+        # a client that gave up (its -t) prints no document but its --raw
+        # rows: its messages count from its planned start (lateness unknown)
+        t_first = flow["start_s"]
+        doc = {"failed": 1, "peers": []}
+    else:
+        t_first = doc["start_realtime"] - t0_real
+        res["late_s"] = t_first - flow["start_s"]
     bins = {}
     stop = None if size else (flow.get("stop_s") or end_s)
     done = [r for r in raw if r[2] is None and

@@ -70,6 +70,19 @@ class Output(unittest.TestCase):
         r = transport.flow_result(f, None, [], self.t0_real, 0.02, 15, "smartt-perf: timed out")
         self.assertIsNone(r["fct_s"])
         self.assertEqual(r["error"], "smartt-perf: timed out")
+        self.assertEqual((r["rx"], r["bins"], r["late_s"]), (0, [], None))
+
+    def test_flow_result__gave_up_but_wrote_its_messages(self):
+        # no JSON document (smartt-perf timed out), its --raw rows kept:
+        # they count from the flow's planned start
+        f = {"id": 2, "size": 0, "start_s": 0.0, "stop_s": None}
+        raw = [(0, 30 * 10**6, None), (10 * 10**6, 40 * 10**6, None)]
+        r = transport.flow_result(f, None, raw, 0, 0.02, 2.5, "smartt-perf: timed out")
+        m = transport.LONG_MSG
+        self.assertEqual((r["rx"], r["bins"]), (2 * m, [(1, m), (2, m)]))
+        self.assertEqual(r["error"], "smartt-perf: timed out")
+        self.assertIsNone(r["late_s"])
+        self.assertIsNone(r["retrans"])
 
     def test_long_flow__bytes_at_completion_times(self):
         f = {"id": 9, "size": 0, "start_s": 0.0, "stop_s": None}
