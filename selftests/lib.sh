@@ -33,11 +33,11 @@ ktap_result() {
 check() {
 	local desc=$1 out rc
 	shift
-	if out=$("$@" 2>&1); then
+	out=$("$@" 2>&1) && rc=0 || rc=$?
+	if [ "$rc" = 0 ]; then
 		ktap_result OK "$desc"
 		return
 	fi
-	rc=$?
 	if [ "$rc" = "$ksft_skip" ]; then
 		ktap_result SKIP "$desc" "$(tail -n 1 <<<"$out")"
 		return

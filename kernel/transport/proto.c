@@ -151,6 +151,8 @@ static const struct {
 		    "DATA packets acknowledged by a later ACK (strack reliability)"),
 	SMARTT_STAT(ACKS_DELAYED, "acks_delayed",
 		    "pending ACKs sent by the timer (no trigger came in time)"),
+	SMARTT_STAT(ACKS_REQUESTED, "acks_requested",
+		    "ACKs sent at once for DATA flagged ACK_REQ (\"strack\")"),
 	SMARTT_STAT(OOO_RECOVERIES, "ooo_recoveries",
 		    "loss recoveries started by the out-of-order count"),
 	SMARTT_STAT(OOO_LOSSES, "ooo_losses", "packets declared lost by the out-of-order count"),

@@ -197,6 +197,8 @@ void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
 	    peer->rcv_bytes == plen ||
 	    (psn == old_rcv_nxt && peer->rcv_nxt > psn + 1) ||
 	    r->ack_pending + plen >= lim) {
+		if (smartt_rel_strack(ssk) && (ntohs(h->flags) & SMARTT_F_ACK_REQ))
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_REQUESTED);
 		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, ce);
 		return;
 	}
