@@ -405,11 +405,13 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 	base = smartt_rel_base(sk, peer);
 
 	if (h->type == SMARTT_PKT_PROBE_ACK) {
+		bool fast = rtt && rtt < SMARTT_PROBE_FAST_RTTS * base;
+
 		smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
-		if (r->probe_sent && rtt >= SMARTT_PROBE_FAST_RTTS * base)
+		if (r->probe_sent && rtt && !fast)
 			smartt_stat_inc(net, SMARTT_STAT_PROBE_ACKS_LATE);
-		if (r->probe_sent && !progress && peer->last_progress < r->probe_sent &&
-		    rtt && rtt < SMARTT_PROBE_FAST_RTTS * base) {
+		if (r->probe_sent && fast && !progress &&
+		    peer->last_progress < r->probe_sent) {
 			n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
 					       r->probe_sent, now);
 			if (n) {
