@@ -78,7 +78,8 @@ trap cleanup EXIT
 
 modprobe -r smartt 2>/dev/null
 [ -e /sys/module/smartt ] && skip_all "smartt.ko is in use: the test needs to load it after rds_tcp"
-modprobe rds_tcp 2>/dev/null || skip_all "no rds_tcp module (CONFIG_RDS_TCP)"
+rds_err=$(modprobe rds_tcp 2>&1) ||
+	skip_all "cannot load rds_tcp (CONFIG_RDS_TCP): ${rds_err:-modprobe failed}"
 check "rds_tcp, then smartt, loaded (smartt's pernet exit runs first)" modprobe smartt
 ref0=$(refcnt)
 check "default congestion control smartt" \

@@ -181,6 +181,31 @@ one_drop() {
 	return $rc
 }
 
+# The sender's probes and losses, in a trace instance of this test's own:
+# what each probe's answer was taken for (smartt_probe's verdict), shown
+# with the tail check's figures.
+tr=/sys/kernel/tracing
+[ -d "$tr/events" ] || mount -t tracefs nodev "$tr" 2>/dev/null
+tri=$tr/instances/smartt-rel-$$
+trace_start() {
+	[ -e "$tr/events/smartt_transport/smartt_probe" ] || return 0
+	mkdir -p "$tri" 2>/dev/null || return 0
+	echo >"$tri/trace"
+	for e in smartt_probe smartt_loss smartt_retransmit; do
+		echo 1 >"$tri/events/smartt_transport/$e/enable"
+	done
+}
+trace_stop() {
+	[ -d "$tri" ] && echo 0 >"$tri/events/enable"
+	return 0
+}
+trace_show() {
+	[ -r "$tri/trace" ] || { echo "#   (no trace: tracefs or smartt_probe missing)" >&3; return; }
+	grep -v '^#' "$tri/trace" | sed 's/^ *[^ ]* *\[[0-9]*\] [^ ]* */#   trace: /' |
+		tail -40 >&3
+}
+trap 'trace_stop; rmdir "$tri" 2>/dev/null; netns_cleanup' EXIT
+
 # tail_probe: one_drop of the last packet, found by a probe.  A probe
 # answered 2 base RTTs late or more may have found the packet queued, so
 # STrack infers no loss from it and the RTO repairs it: on a kernel that
@@ -189,8 +214,11 @@ tail_probe() {
 	local late probes
 	late=$(stat "$a" probe_acks_late)
 	probes=$(stat "$a" tx_probes)
+	trace_start
 	one_drop 14 20000 tx_probes rx_probe_acks probe_recoveries probe_losses \
-		-ooo_losses && return 0
+		-ooo_losses && { trace_stop; trace_show; return 0; }
+	trace_stop
+	trace_show
 	late=$(( $(stat "$a" probe_acks_late) - late ))
 	probes=$(( $(stat "$a" tx_probes) - probes ))
 	if $od_delivered && [ "$od_dropped" = 1 ] && [ "$probes" -gt 0 ] &&

@@ -366,6 +366,48 @@ u32 smartt_rel_losses(struct sock *sk, struct smartt_peer *peer, u64 nack_psn,
 	return nacked_len;
 }
 
+/*
+ * A probe's answer: faster than %SMARTT_PROBE_FAST_RTTS base RTTs, with
+ * nothing acknowledged since the probe left, means that the packets sent
+ * before it are not queued but gone.
+ */
+static void smartt_rel_probe_answer(struct sock *sk, struct smartt_peer *peer,
+				    u64 rtt, u64 base, bool progress, u64 now)
+{
+	struct smartt_rel *r = &peer->rel;
+	struct net *net = sock_net(sk);
+	u8 verdict;
+	u32 n = 0;
+
+	smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
+	if (!r->probe_sent)
+		verdict = SMARTT_PROBE_V_STALE;
+	else if (!rtt)
+		verdict = SMARTT_PROBE_V_NO_RTT;
+	else if (rtt >= SMARTT_PROBE_FAST_RTTS * base)
+		verdict = SMARTT_PROBE_V_LATE;
+	else if (progress)
+		verdict = SMARTT_PROBE_V_ACKED;
+	else if (peer->last_progress >= r->probe_sent)
+		verdict = SMARTT_PROBE_V_ACKED_SINCE;
+	else
+		verdict = SMARTT_PROBE_V_LOSS;
+	if (verdict == SMARTT_PROBE_V_LATE)
+		smartt_stat_inc(net, SMARTT_STAT_PROBE_ACKS_LATE);
+	if (verdict == SMARTT_PROBE_V_LOSS) {
+		n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
+				       r->probe_sent, now);
+		if (n) {
+			smartt_stat_inc(net, SMARTT_STAT_PROBE_RECOVERIES);
+			smartt_stat_add(net, SMARTT_STAT_PROBE_LOSSES, n);
+		}
+	}
+	trace_smartt_probe(smartt_sk(sk)->port, peer->port, verdict, peer->snd_una,
+			   peer->snd_nxt, rtt, base,
+			   r->probe_sent ? now - r->probe_sent : 0, n);
+	r->probe_sent = 0;
+}
+
 /**
  * smartt_rel_on_ack() - the reliability side of an ACK, NACK or PROBE_ACK
  * @sk: socket (locked)
@@ -404,23 +446,8 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 		r->rec_end = 0;
 	base = smartt_rel_base(sk, peer);
 
-	if (h->type == SMARTT_PKT_PROBE_ACK) {
-		bool fast = rtt && rtt < SMARTT_PROBE_FAST_RTTS * base;
-
-		smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
-		if (r->probe_sent && rtt && !fast)
-			smartt_stat_inc(net, SMARTT_STAT_PROBE_ACKS_LATE);
-		if (r->probe_sent && fast && !progress &&
-		    peer->last_progress < r->probe_sent) {
-			n = smartt_rel_recover(sk, peer, peer->snd_nxt, SMARTT_LOSS_PROBE,
-					       r->probe_sent, now);
-			if (n) {
-				smartt_stat_inc(net, SMARTT_STAT_PROBE_RECOVERIES);
-				smartt_stat_add(net, SMARTT_STAT_PROBE_LOSSES, n);
-			}
-		}
-		r->probe_sent = 0;
-	}
+	if (h->type == SMARTT_PKT_PROBE_ACK)
+		smartt_rel_probe_answer(sk, peer, rtt, base, progress, now);
 
 	thresh = clamp_t(u64, div64_u64(peer->cwnd, max_t(u32, peer->mss, 1)),
 			 SMARTT_OOO_MIN, SMARTT_WIN / 2);
@@ -556,6 +583,8 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 	    list_empty(&peer->tx_msgs))
 		return;
 	smartt_send_probe(sk, peer, now);
+	trace_smartt_probe(smartt_sk(sk)->port, peer->port, SMARTT_PROBE_V_SENT,
+			   peer->snd_una, peer->snd_nxt, 0, smartt_rel_base(sk, peer), 0, 0);
 	r->probe_sent = now;
 	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
 }

@@ -32,6 +32,17 @@ enum smartt_rel_mode {
 /* A coalescing receiver sends a pending ACK at the latest after this */
 #define SMARTT_ACK_DELAY_NS	(1 * NSEC_PER_MSEC)
 
+/* What became of a probe (tracepoint smartt_probe) */
+enum smartt_probe_verdict {
+	SMARTT_PROBE_V_SENT,		/* it left */
+	SMARTT_PROBE_V_LOSS,		/* fast answer, nothing acknowledged: loss */
+	SMARTT_PROBE_V_LATE,		/* answered %SMARTT_PROBE_FAST_RTTS late */
+	SMARTT_PROBE_V_ACKED,		/* the answer acknowledged new data */
+	SMARTT_PROBE_V_ACKED_SINCE,	/* an ACK of new data came after it left */
+	SMARTT_PROBE_V_STALE,		/* no probe outstanding (RTO, reset) */
+	SMARTT_PROBE_V_NO_RTT,		/* the answer echoed no send time */
+};
+
 /**
  * struct smartt_rel - reliability state of one peer
  * @rec_end: sender: loss recovery lasts until snd_una reaches it (0: not

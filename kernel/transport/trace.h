@@ -3,7 +3,8 @@
  * Tracepoints of the smartt transport's loss recovery and congestion
  * control: /sys/kernel/tracing/events/smartt_transport/.  smartt_loss: a
  * packet declared lost, and why; smartt_retransmit: a lost packet sent
- * again; smartt_transport_cc: a congestion-control decision.
+ * again; smartt_probe: a probe sent, or its answer and what was inferred
+ * from it; smartt_transport_cc: a congestion-control decision.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM smartt_transport
@@ -80,6 +81,51 @@ TRACE_EVENT(smartt_retransmit,
 	    TP_printk("sport=%u dport=%u psn=%llu lost=%u inflight=%llu cwnd=%llu",
 		      __entry->sport, __entry->dport, __entry->psn, __entry->lost,
 		      __entry->in_flight, __entry->cwnd)
+);
+
+/**
+ * smartt_probe - a probe was sent, or its answer came back
+ * @sport: transport port of the socket
+ * @dport: transport port of the peer
+ * @verdict: SMARTT_PROBE_V_* (sent; on an answer: loss, late, acked,
+ *	acked_since, stale, no_rtt)
+ * @snd_una: lowest unacknowledged PSN
+ * @snd_nxt: next PSN
+ * @rtt: the answer's RTT, ns (0: sent, or no echoed send time)
+ * @base: the base RTT it is compared with, ns
+ * @age: ns since the probe left (0: sent, or no probe outstanding)
+ * @lost: packets declared lost from the answer
+ */
+TRACE_EVENT(smartt_probe,
+	    TP_PROTO(u16 sport, u16 dport, u8 verdict, u64 snd_una, u64 snd_nxt,
+		     u64 rtt, u64 base, u64 age, u32 lost),
+	    TP_ARGS(sport, dport, verdict, snd_una, snd_nxt, rtt, base, age, lost),
+	    TP_STRUCT__entry(__field(u64, snd_una)
+			     __field(u64, snd_nxt)
+			     __field(u64, rtt)
+			     __field(u64, base)
+			     __field(u64, age)
+			     __field(u32, lost)
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u8, verdict)),
+	    TP_fast_assign(__entry->snd_una = snd_una;
+			   __entry->snd_nxt = snd_nxt;
+			   __entry->rtt = rtt;
+			   __entry->base = base;
+			   __entry->age = age;
+			   __entry->lost = lost;
+			   __entry->sport = sport;
+			   __entry->dport = dport;
+			   __entry->verdict = verdict;),
+	    TP_printk("sport=%u dport=%u %s una=%llu nxt=%llu rtt=%llu base=%llu age=%llu lost=%u",
+		      __entry->sport, __entry->dport,
+		      __print_symbolic(__entry->verdict, { 0, "sent" }, { 1, "loss" },
+				       { 2, "late" }, { 3, "acked" },
+				       { 4, "acked_since" }, { 5, "stale" },
+				       { 6, "no_rtt" }),
+		      __entry->snd_una, __entry->snd_nxt, __entry->rtt,
+		      __entry->base, __entry->age, __entry->lost)
 );
 
 /**
