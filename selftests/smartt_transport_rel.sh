@@ -223,7 +223,7 @@ tail_probe() {
 	probes=$(( $(stat "$a" tx_probes) - probes ))
 	if $od_delivered && [ "$od_dropped" = 1 ] && [ "$probes" -gt 0 ] &&
 		[ "$late" -ge "$probes" ]; then
-		echo "all $probes probe answers came 2 base RTTs (2 ms) late or more: too slow a kernel to tell loss from queueing; the RTO repaired the loss"
+		echo "all $probes probe answers came 2 base RTTs late or more: too slow a kernel to tell loss from queueing; the RTO repaired the loss"
 		return "$ksft_skip"
 	fi
 	return 1
@@ -239,6 +239,12 @@ if modprobe cls_u32 2>/dev/null && modprobe act_gact 2>/dev/null &&
 	check "strack: a dropped tail packet is found by a probe, no RTO" tail_probe
 	check "the receiver answered the probes (rx_probes > 0)" \
 		test "$(stat "$b" rx_probes)" -gt 0
+	# A network RTT of 8 ms puts the probe 24 ms after the last ACK, past
+	# the minimum RTO (20 ms): the RTO must still wait for the probe.
+	ip netns exec "$a" sysctl -qw net.smartt.tcp_network_rtt_us=8000
+	check "strack: the same with a network RTT of 8 ms (probe after 24 ms, minimum RTO 20 ms)" \
+		tail_probe
+	ip netns exec "$a" sysctl -qw net.smartt.tcp_network_rtt_us=1000
 	CC=none REL=sack
 	check "sack: the same mid-message drop is a SACK fast retransmit, no RTO" \
 		one_drop 20 300000 fast_retransmits retransmits -ooo_losses -tx_probes

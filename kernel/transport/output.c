@@ -364,7 +364,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now);
 	}
 	if (!list_empty(&peer->tx_msgs) && !peer->rto_at) {
-		peer->rto_at = now + peer->rto_ns;
+		peer->rto_at = now + max(peer->rto_ns, smartt_rel_rto_min(sk, peer));
 		smartt_peer_due(sk, peer, min(peer->rto_at,
 					      peer->last_progress + smartt_sk(sk)->timeout_ns));
 	}

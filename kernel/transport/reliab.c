@@ -491,6 +491,28 @@ void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now)
 }
 
 /**
+ * smartt_rel_rto_min() - the shortest RTO the reliability mode allows
+ * @sk: socket
+ * @peer: the peer
+ *
+ * "strack" finds a lost tail with a probe, sent %SMARTT_PROBE_RTTS base
+ * RTTs after the last ACK and answered within %SMARTT_PROBE_FAST_RTTS: the
+ * RTO must leave it that time, and one base RTT more for the receiver's
+ * ACK coalescing, or on a fabric whose base RTT is above a sixth of
+ * %SMARTT_RTO_MIN_NS it would always come first.
+ *
+ * Return: (%SMARTT_PROBE_RTTS + %SMARTT_PROBE_FAST_RTTS + 1) base RTTs,
+ * at most %SMARTT_RTO_MAX_NS, for "strack"; 0 otherwise.
+ */
+u64 smartt_rel_rto_min(const struct sock *sk, const struct smartt_peer *peer)
+{
+	if (!smartt_rel_strack(smartt_sk(sk)))
+		return 0;
+	return min_t(u64, (SMARTT_PROBE_RTTS + SMARTT_PROBE_FAST_RTTS + 1) *
+		     smartt_rel_base(sk, peer), SMARTT_RTO_MAX_NS);
+}
+
+/**
  * smartt_rel_on_rto() - the RTO declared every packet in flight lost
  * @sk: socket (locked)
  * @peer: the peer

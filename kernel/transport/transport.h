@@ -637,6 +637,7 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 		       u64 highest, u64 rtt, bool progress, u64 now);
 void smartt_rel_on_rto(struct sock *sk, struct smartt_peer *peer);
 void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now);
+u64 smartt_rel_rto_min(const struct sock *sk, const struct smartt_peer *peer);
 int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb);
 u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer);
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
