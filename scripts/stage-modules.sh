@@ -24,10 +24,15 @@ root=$moddir/modroot
 dst=$root/lib/modules/$rel
 rm -rf "$root"
 mkdir -p "$dst/updates/smartt"
+# A distribution kernel's modules are linked (the guest sees the host's
+# /lib/modules); another tree's (the debug kernel's few modules, in a
+# cache the guest's overlays may hide) is copied.
+link="ln -s"
+[ "$src" = "/lib/modules/$rel" ] || link="cp -a"
 for f in "$src"/*; do
 	case $(basename "$f") in
 	modules.*|build|source|updates) ;;
-	*) ln -s "$f" "$dst/" ;;
+	*) $link "$f" "$dst/" ;;
 	esac
 done
 cp "$src"/modules.order "$src"/modules.builtin* "$dst/" 2>/dev/null || true
