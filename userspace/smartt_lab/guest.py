@@ -223,9 +223,10 @@ def alive(pid):
         return False
 
 
-def install_module(moddir, log):
+def install_module(moddir, log, timeout=300):
     """Inside the guest: the staged smartt.ko and depmod indexes into the
-    (overlay) /lib/modules, as selftests/run_guest.sh does, then modprobe."""
+    (overlay) /lib/modules, as selftests/run_guest.sh does, then modprobe
+    (timeout: seconds for each, None for no limit)."""
     rel = platform.release()
     staged = os.path.join(moddir, "modroot", "lib", "modules", rel)
     if not os.path.isdir(staged):
@@ -236,8 +237,8 @@ def install_module(moddir, log):
     for fn in os.listdir(staged):
         if fn.startswith("modules."):
             shutil.copy(os.path.join(staged, fn), dst)
-    run(["modprobe", "smartt"], timeout=300)
-    run(["modprobe", "sch_fq"], check=False)
+    run(["modprobe", "smartt"], timeout=timeout)
+    run(["modprobe", "sch_fq"], check=False, timeout=timeout)
     try:
         with open("/sys/module/smartt/version") as f:
             version = f.read().strip()
@@ -265,11 +266,11 @@ class GuestLab(HostLab):
             self.cmd_timeout = None
 
     def setup(self):
-        self.module_version = install_module(self.moddir, self.log)
+        self.module_version = install_module(self.moddir, self.log, self.limit(300))
         for a in self.algos:
             name = parse_algo(a, "guest")[0]
             if name in MODPROBE:
-                run(["modprobe", MODPROBE[name]], check=False)
+                run(["modprobe", MODPROBE[name]], check=False, timeout=self.limit(120))
         super().setup()
 
     def prepare_ccs(self, names):

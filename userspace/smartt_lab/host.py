@@ -156,7 +156,8 @@ class HostLab:
 
     mode = "native"
     where = "host"
-    # the fabric's commands between runs: seconds to answer (None: no limit)
+    # the fabric's commands between runs: seconds to answer (None: no
+    # limit, and then none for the setup's commands either: limit())
     cmd_timeout = 120
 
     def __init__(self, exp, algos, out, log):
@@ -169,6 +170,11 @@ class HostLab:
         self.unavailable = {}
         self.fabric_up = False
         self.state = None
+
+    def limit(self, seconds):
+        """A command's timeout: seconds, or None (wait as long as it takes)
+        where the commands between runs have none (the time warp)."""
+        return None if self.cmd_timeout is None else seconds
 
     # ---------------------------------------------------------- setup
 
@@ -194,8 +200,9 @@ class HostLab:
             raise LabError("%s missing: make -C bpf" % self.ctl)
         self.log("fabric %s up (%s hosts)" % (self.name, self.fabric_args()[4]))
         self.fabric_up = True
-        run([self.fab] + self.fabric_args(), timeout=600)
-        self.state = json.loads(run([self.fab, "--name", self.name, "status", "--json"]).stdout)
+        run([self.fab] + self.fabric_args(), timeout=self.limit(600))
+        self.state = json.loads(run([self.fab, "--name", self.name, "status", "--json"],
+                                    timeout=self.limit(120)).stdout)
         self.hosts = {h: {"ns": v["ns"], "ipv4": v["ipv4"], "leaf": v["leaf"]}
                       for h, v in self.state["hosts"].items()}
         self.ports = {p["port"]: p for p in self.state["ports"]}

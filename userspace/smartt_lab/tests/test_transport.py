@@ -7,6 +7,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+from unittest import mock
 
 from smartt_lab import cli, config, guest, host, transport
 from smartt_lab.tests.test_run import lab
@@ -241,3 +242,48 @@ class Retry(unittest.TestCase):
         self.assertIsNone(mk("timewarp").cmd_timeout)
         self.assertEqual(mk("tcg").cmd_timeout, 120)
         self.assertEqual(host.HostLab(exp, ["cubic"], "/tmp", print).cmd_timeout, 120)
+
+    def test_guest__setup_and_teardown_without_timeouts_under_the_time_warp(self):
+        """The commands before the first run (modprobe, the fabric's up and
+        status) wait as long as it takes under the time warp too: the
+        status after "up" once expired its 120 s in a few wall seconds;
+        with TCG they keep theirs.  (A guest's fabric goes with the guest:
+        no "down".)"""
+        exp = config.load(os.path.join(HERE, "..", "experiments", "incast.json"), True,
+                          guest=True)
+        status = {"hosts": {}, "ports": [], "base_rtt_ns": 1, "leaf_rtt_ns": 1,
+                  "backend": "fq"}
+        calls = []
+
+        def fake_run(cmd, check=True, input=None, timeout=120, tries=1):
+            calls.append((os.path.basename(cmd[0]), cmd[3] if cmd[1:2] == ["--name"]
+                          else cmd[1], timeout))
+            return subprocess.CompletedProcess(cmd, 0, json.dumps(status), "")
+
+        rel = "0.0-lab-test"
+        with tempfile.TemporaryDirectory() as d, \
+                mock.patch.object(host, "run", fake_run), \
+                mock.patch.object(guest, "run", fake_run), \
+                mock.patch.object(guest.shutil, "copytree"), \
+                mock.patch.object(guest.shutil, "copy"), \
+                mock.patch.object(guest.platform, "release", return_value=rel), \
+                mock.patch.object(host.os, "geteuid", return_value=0), \
+                mock.patch.dict(os.environ, {"SMARTT_FABRIC_BPF": "/bin/true"}):
+            os.makedirs(os.path.join(d, "modroot", "lib", "modules", rel, "updates"))
+            for mode in ("timewarp", "tcg"):
+                del calls[:]
+                lab = guest.GuestLab(exp, ["transport:reps", "dctcp"], d, lambda m: None,
+                                     d, mode)
+                lab.setup()
+                lab.teardown()
+                what = [(c[0], c[1]) for c in calls]
+                for want in (("modprobe", "smartt"), ("modprobe", "sch_fq"),
+                             ("modprobe", "tcp_dctcp"), ("smartt-fabric", "up"),
+                             ("smartt-fabric", "status")):
+                    self.assertIn(want, what, mode)
+                timeouts = [c[2] for c in calls]
+                if mode == "timewarp":
+                    self.assertEqual(timeouts, [None] * len(calls), calls)
+                else:
+                    self.assertNotIn(None, timeouts, calls)
+                    self.assertIn(("smartt-fabric", "status", 120), calls)
