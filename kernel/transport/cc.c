@@ -3,9 +3,11 @@
  * smartt transport: the congestion-control dispatch and the RTT estimator
  * that the RTO comes from.  One place decides
  * what an ACK, a NACK or a timeout does to a peer's window: nothing for
- * "none" (a fixed window), the SMaRTT core (kernel/algo/smartt.c) for its
- * profiles, the STrack core (kernel/algo/strack.c) for "strack".  The
- * cores make every window decision; this file only feeds them.
+ * "none" (a fixed window) and "crp" (a fixed window; its reservations in
+ * crp.c decide when each packet leaves), the SMaRTT core
+ * (kernel/algo/smartt.c) for its profiles, the STrack core
+ * (kernel/algo/strack.c) for "strack".  The cores make every window
+ * decision; this file only feeds them.
  * Documentation/transport.rst, "Congestion control".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -147,7 +149,7 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
  * smartt_cc_name() - the name SMARTT_CC reports
  * @ssk: socket
  *
- * Return: "none", a SMaRTT profile's name or "strack".
+ * Return: "none", a SMaRTT profile's name, "strack" or "crp".
  */
 const char *smartt_cc_name(const struct smartt_sock *ssk)
 {
@@ -161,6 +163,8 @@ const char *smartt_cc_name(const struct smartt_sock *ssk)
 			"none";
 	case SMARTT_CCA_STRACK:
 		return "strack";
+	case SMARTT_CCA_CRP:
+		return "crp";
 	default:
 		return "none";
 	}
@@ -202,12 +206,60 @@ static void smartt_cc_strack_cfg(struct sock *sk, struct strack_params *tp)
 }
 
 /**
+ * smartt_cc_valid_name() - is this a congestion control SMARTT_CC takes?
+ * @name: NUL-terminated
+ *
+ * Return: 0, or -EINVAL.
+ */
+int smartt_cc_valid_name(const char *name)
+{
+	if (!strcmp(name, "none") || !strcmp(name, "strack") || !strcmp(name, "crp"))
+		return 0;
+	return smartt_profile_by_name(name) < 0 ? -EINVAL : 0;
+}
+
+/**
+ * smartt_cc_set_default() - a new socket takes net.smartt.transport_cc
+ * @sk: the socket, being created
+ *
+ * Return: 0, or smartt_cc_set()'s error.
+ */
+int smartt_cc_set_default(struct sock *sk)
+{
+	struct smartt_net *sn = smartt_net(sock_net(sk));
+	char name[SMARTT_CC_NAME_MAX];
+
+	mutex_lock(&sn->cfg_lock);
+	strscpy(name, sn->cc_default, sizeof(name));
+	mutex_unlock(&sn->cfg_lock);
+	if (!strcmp(name, "none"))
+		return 0;
+	return smartt_cc_set(sk, KERNEL_SOCKPTR(name), strlen(name));
+}
+
+/* The netns's CRP knobs (net.smartt.transport_crp_knobs), for a socket. */
+static struct smartt_crp_cfg *smartt_cc_crp_cfg(struct sock *sk)
+{
+	struct smartt_net *sn = smartt_net(sock_net(sk));
+	struct smartt_crp_cfg *c = kmalloc(sizeof(*c), GFP_KERNEL);
+
+	if (!c)
+		return NULL;
+	mutex_lock(&sn->cfg_lock);
+	*c = sn->crp;
+	mutex_unlock(&sn->cfg_lock);
+	return c;
+}
+
+/**
  * smartt_cc_set() - setsockopt(SMARTT_CC)
  * @sk: socket
- * @optval: the name, "none", a SMaRTT profile or "strack"
+ * @optval: the name, "none", a SMaRTT profile, "strack" or "crp"
  * @optlen: its length (with or without the NUL)
  *
- * Every peer's congestion control restarts.
+ * Every peer's congestion control restarts, and its CRP reservations
+ * end.  "crp" takes the netns's net.smartt.transport_crp_knobs as they
+ * are now.
  *
  * Return: 0, -EINVAL for an unknown name, -EFAULT, -ENOMEM.
  */
@@ -217,6 +269,7 @@ int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	char name[SMARTT_CC_NAME_MAX] = {};
 	struct smartt_params *sp = NULL, *old_sp;
 	struct strack_params *tp = NULL, *old_tp;
+	struct smartt_crp_cfg *crp = NULL, *old_crp;
 	int profile = SMARTT_CC_NONE, err;
 	u8 algo = SMARTT_CCA_NONE;
 	struct smartt_peer *p;
@@ -226,7 +279,12 @@ int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	if (copy_from_sockptr(name, optval, optlen))
 		return -EFAULT;
 	name[sizeof(name) - 1] = 0;
-	if (!strcmp(name, "strack")) {
+	if (!strcmp(name, "crp")) {
+		algo = SMARTT_CCA_CRP;
+		crp = smartt_cc_crp_cfg(sk);
+		if (!crp)
+			return -ENOMEM;
+	} else if (!strcmp(name, "strack")) {
 		algo = SMARTT_CCA_STRACK;
 		tp = kmalloc(sizeof(*tp), GFP_KERNEL);
 		if (!tp)
@@ -249,17 +307,21 @@ int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
 	lock_sock(sk);
 	old_sp = ssk->sp;
 	old_tp = ssk->tp;
+	old_crp = ssk->crp;
 	ssk->sp = sp;
 	ssk->tp = tp;
+	ssk->crp = crp;
 	WRITE_ONCE(ssk->cc, profile);
 	WRITE_ONCE(ssk->cc_algo, algo);
 	list_for_each_entry(p, &ssk->peers, node) {
 		smartt_cc_peer_init(ssk, p);
+		smartt_crp_reset(p);
 		smartt_push(sk, p);
 	}
 	release_sock(sk);
 	kfree(old_sp);
 	kfree(old_tp);
+	kfree(old_crp);
 	return 0;
 }
 
@@ -271,8 +333,10 @@ void smartt_cc_release(struct smartt_sock *ssk)
 {
 	kfree(ssk->sp);
 	kfree(ssk->tp);
+	kfree(ssk->crp);
 	ssk->sp = NULL;
 	ssk->tp = NULL;
+	ssk->crp = NULL;
 	ssk->cc_algo = SMARTT_CCA_NONE;
 	ssk->cc = SMARTT_CC_NONE;
 }

@@ -2,7 +2,8 @@
 /*
  * smartt transport: the knobs users set and read.  The per-netns
  * net.smartt.transport_* sysctls (the default path selector and its knobs,
- * the UDP source port range, the error packets' rate limit) and the
+ * the UDP source port range, the error packets' rate limit, the default
+ * congestion control, the CRP knobs) and the
  * SMARTT_LB and SMARTT_PATH_INFO socket options: parsing, validation and
  * copying here, their effect in path.c and output.c.
  */
@@ -151,7 +152,28 @@ enum smartt_ctl_id {
 	SMARTT_CTL_SPORT_BASE,
 	SMARTT_CTL_SPORT_RANGE,
 	SMARTT_CTL_ERR_RATELIMIT,
+	SMARTT_CTL_CC,
+	SMARTT_CTL_CRP_KNOBS,
 };
+
+static bool smartt_ctl_is_text(enum smartt_ctl_id id)
+{
+	return id == SMARTT_CTL_LB || id == SMARTT_CTL_LB_KNOBS || id == SMARTT_CTL_CC ||
+	       id == SMARTT_CTL_CRP_KNOBS;
+}
+
+/*
+ * New CRP knobs for the netns: sockets that select cc "crp" from now on
+ * take them; the host's destination table starts afresh with them.
+ */
+static void smartt_ctl_crp_set(struct smartt_net *sn, const struct smartt_crp_cfg *c)
+{
+	sn->crp = *c;
+	spin_lock_bh(&sn->crp_lock);
+	sn->crp_host_k = c->k;
+	sn->crp_host.cells = 0;
+	spin_unlock_bh(&sn->crp_lock);
+}
 
 /* Apply "name=value ..." (lb.c's knob names, decimal) to @k. */
 static int smartt_ctl_parse_knobs(const char *text, struct smartt_lb_knobs *k)
@@ -197,9 +219,12 @@ static int smartt_ctl_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 	enum smartt_ctl_id id = (uintptr_t)table->extra2;
 	char text[sizeof_field(struct smartt_net, lb_text)];
 	struct ctl_table t = *table;
+	struct smartt_crp_cfg crp;
 	struct smartt_lb_knobs k;
 	u32 base, range, val;
 	int err, kind;
+
+	BUILD_BUG_ON(sizeof(text) < sizeof_field(struct smartt_net, crp_text));
 
 	mutex_lock(&sn->cfg_lock);
 	kind = sn->lb.kind;
@@ -218,11 +243,17 @@ static int smartt_ctl_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 	case SMARTT_CTL_ERR_RATELIMIT:
 		val = READ_ONCE(sn->err_ratelimit);
 		break;
+	case SMARTT_CTL_CC:
+		strscpy(text, sn->cc_default, sizeof(text));
+		break;
+	case SMARTT_CTL_CRP_KNOBS:
+		strscpy(text, sn->crp_text, sizeof(text));
+		break;
 	default:
 		val = range;
 		break;
 	}
-	if (id == SMARTT_CTL_LB || id == SMARTT_CTL_LB_KNOBS) {
+	if (smartt_ctl_is_text(id)) {
 		t.data = text;
 		t.maxlen = sizeof(text);
 		err = proc_dostring(&t, write, buffer, lenp, ppos);
@@ -262,6 +293,18 @@ static int smartt_ctl_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 			goto out;
 		smartt_err_ratelimit_set(sn, val);
 		break;
+	case SMARTT_CTL_CC:
+		strim(text);
+		if (strlen(text) >= sizeof(sn->cc_default) || smartt_cc_valid_name(text))
+			goto out;
+		strscpy(sn->cc_default, text, sizeof(sn->cc_default));
+		break;
+	case SMARTT_CTL_CRP_KNOBS:
+		if (strlen(text) >= sizeof(sn->crp_text) || smartt_crp_cfg_parse(text, &crp))
+			goto out;
+		smartt_ctl_crp_set(sn, &crp);
+		strscpy(sn->crp_text, text, sizeof(sn->crp_text));
+		break;
 	}
 	err = 0;
 out:
@@ -284,6 +327,8 @@ static const struct ctl_table smartt_ctl_table_tmpl[] = {
 	SMARTT_CTL_ENTRY("transport_sport_base", SMARTT_CTL_SPORT_BASE),
 	SMARTT_CTL_ENTRY("transport_sport_range", SMARTT_CTL_SPORT_RANGE),
 	SMARTT_CTL_ENTRY("transport_err_ratelimit", SMARTT_CTL_ERR_RATELIMIT),
+	SMARTT_CTL_ENTRY("transport_cc", SMARTT_CTL_CC),
+	SMARTT_CTL_ENTRY("transport_crp_knobs", SMARTT_CTL_CRP_KNOBS),
 	{ }
 };
 
@@ -304,6 +349,10 @@ int smartt_ctl_net_init(struct net *net)
 	if (smartt_ctl_build(SMARTT_LB_REPS, "", &sn->lb))
 		return -EINVAL;
 	sn->lb_text[0] = 0;
+	strscpy(sn->cc_default, "none", sizeof(sn->cc_default));
+	spin_lock_init(&sn->crp_lock);
+	smartt_ctl_crp_set(sn, &smartt_crp_defaults);
+	sn->crp_text[0] = 0;
 	sn->sport = SMARTT_SPORT_BASE_DEF << 16 | (SMARTT_SPORT_RANGE_DEF - 1);
 	sn->table = kmemdup(smartt_ctl_table_tmpl, sizeof(smartt_ctl_table_tmpl),
 			    GFP_KERNEL);

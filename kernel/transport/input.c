@@ -543,6 +543,8 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	progress = smartt_rel_acked(sk, peer, a, &acked, &highest);
 	nacked_len = smartt_rel_losses(sk, peer, h->type == SMARTT_PKT_NACK ? psn : U64_MAX,
 				       highest, now);
+	if (nacked_len && (ntohs(h->flags) & SMARTT_F_CRP_SPEC_DROP))
+		smartt_crp_spec_drop(sk, peer, psn);
 	smartt_rel_on_ack(sk, peer, h, a, highest, rtt, progress, now);
 	if (progress) {
 		peer->last_progress = now;
@@ -645,6 +647,11 @@ void smartt_rcv(struct sock *sk, struct sk_buff *skb)
 	case SMARTT_PKT_PROBE:
 		smartt_rcv_probe(sk, skb);
 		break;
+	case SMARTT_PKT_CRP_REQ:
+	case SMARTT_PKT_CRP_GRANT:
+	case SMARTT_PKT_CRP_RETRY:
+		smartt_crp_rcv(sk, skb);
+		break;
 	default:
 		smartt_rcv_ctrl(sk, skb);
 		break;
@@ -700,6 +707,11 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	case SMARTT_PKT_CTRL:
 		need = SMARTT_CTRL_HLEN;
 		break;
+	case SMARTT_PKT_CRP_REQ:
+	case SMARTT_PKT_CRP_GRANT:
+	case SMARTT_PKT_CRP_RETRY:
+		need = SMARTT_CRP_HLEN;
+		break;
 	default:
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
 	}
@@ -717,6 +729,11 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 			return smartt_drop(net, skb, why, true);
 	} else if (h->type == SMARTT_PKT_PROBE && !x->epoch) {
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
+	} else if (h->type >= SMARTT_PKT_CRP_REQ) {
+		int why = smartt_crp_valid(skb);
+
+		if (why)
+			return smartt_drop(net, skb, why, true);
 	}
 
 	cb = SMARTT_SKB_CB(skb);

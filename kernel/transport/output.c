@@ -259,8 +259,12 @@ struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 	return h;
 }
 
+/*
+ * @crp: the %SMARTT_F_CRP_* flag smartt_crp_tx() chose; @tstamp: the
+ * departure time it chose (0: now), an EDT stamp on CLOCK_MONOTONIC.
+ */
 static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
-			    bool rtx, u64 now)
+			    bool rtx, u64 now, u16 crp, u64 tstamp)
 {
 	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 	struct smartt_tx_msg *m = s->msg;
@@ -281,7 +285,7 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	ev = smartt_path_next(sk, peer, psn, s->len, rtx);
 	s->entropy = ev;
 	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, ev, psn, s->len);
-	h->flags = htons((rtx ? SMARTT_F_RTX : 0) |
+	h->flags = htons((rtx ? SMARTT_F_RTX : 0) | crp |
 			 smartt_rel_data_flags(sk, peer, psn, rtx));
 	x = (struct smartt_data_ext *)(h + 1);
 	x->x.sport = htons(smartt_sk(sk)->port);
@@ -297,6 +301,8 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_DATA);
 	if (rtx)
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RETRANSMITS);
+	if (tstamp)
+		skb_set_delivery_time(skb, ns_to_ktime(tstamp), true);
 	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
 		    &peer->addr, skb, ev, true);
 }
@@ -319,13 +325,15 @@ static struct smartt_tx_msg *smartt_next_msg(struct smartt_peer *peer)
  * Segments declared lost go first, oldest first, then new segments of the
  * oldest message that has some, while in_flight stays within cwnd (one
  * segment always goes when nothing is in flight) and the PSN range within
- * %SMARTT_WIN.  Arms the retransmission timer.
+ * %SMARTT_WIN.  With cc "crp" a packet also waits while its reservation
+ * holds it (smartt_crp_tx()).  Arms the retransmission timer.
  */
 void smartt_push(struct sock *sk, struct smartt_peer *peer)
 {
-	u64 now = ktime_get_ns();
+	u64 now = ktime_get_ns(), tstamp;
 	struct smartt_tx_msg *m;
 	struct smartt_txseg *s;
+	u16 crp;
 	u64 psn;
 
 	if (!peer->win)
@@ -336,13 +344,15 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 			continue;
 		if (peer->in_flight && peer->in_flight + s->len > peer->cwnd)
 			break;
+		if (!smartt_crp_tx(sk, peer, s->msg, s->seg, psn, true, now, &crp, &tstamp))
+			continue;
 		s->state = SMARTT_SEG_INFLIGHT;
 		s->sent_ns = now;
 		peer->lost--;
 		peer->in_flight += s->len;
 		peer->retransmits++;
 		smartt_trace_rtx(sk, peer, psn);
-		smartt_send_seg(sk, peer, psn, true, now);
+		smartt_send_seg(sk, peer, psn, true, now, crp, tstamp);
 	}
 	while (!peer->lost && peer->snd_nxt - peer->snd_una < SMARTT_WIN) {
 		u32 len;
@@ -354,6 +364,9 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		if (peer->in_flight && peer->in_flight + len > peer->cwnd)
 			break;
 		s = &peer->win[peer->snd_nxt % SMARTT_WIN];
+		if (!smartt_crp_tx(sk, peer, m, m->next_seg, peer->snd_nxt, false, now, &crp,
+				   &tstamp))
+			break;
 		s->psn = peer->snd_nxt;
 		s->msg = m;
 		s->seg = m->next_seg++;
@@ -361,7 +374,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		s->state = SMARTT_SEG_INFLIGHT;
 		s->sent_ns = now;
 		peer->in_flight += len;
-		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now);
+		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now, crp, tstamp);
 	}
 	if (!list_empty(&peer->tx_msgs) && !peer->rto_at) {
 		peer->rto_at = now + max(peer->rto_ns, smartt_rel_rto_min(sk, peer));
@@ -402,7 +415,7 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 	if (ce)
 		h->flags = htons(SMARTT_F_ECN_ECHO);
 	if (type == SMARTT_PKT_NACK)
-		h->flags |= dh->flags & htons(SMARTT_F_TRIM_LAST_HOP);
+		h->flags |= dh->flags & htons(SMARTT_F_TRIM_LAST_HOP | SMARTT_F_CRP_SPEC_DROP);
 	h->echo_tx_ts_ns = dh->tx_ts_ns;
 	h->echo_rx_ts_ns = dh->rx_ts_ns;
 	a = (struct smartt_ack_ext *)(h + 1);

@@ -204,7 +204,9 @@ static void smartt_path_fb(struct sock *sk, struct smartt_peer *peer, u64 now,
  * As the UEC reference (reference-semantics.md 2.4, 5.1): an ACK is GOOD,
  * or ECN when it echoes CE; a NACK for a trim at the last hop (the
  * receiver's downlink, %SMARTT_F_TRIM_LAST_HOP) does not blame the path and
- * counts as an ACK; any other NACK is NACK.
+ * counts as an ACK; nor does a NACK for a speculative packet a CRP port
+ * trimmed after TTW (%SMARTT_F_CRP_SPEC_DROP: it only had to yield); any
+ * other NACK is NACK.
  */
 void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
 			const struct smartt_hdr *h, u32 ev, u32 cc_rules, u64 now)
@@ -212,11 +214,12 @@ void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
 	u16 flags = ntohs(h->flags);
 	enum smartt_path_fb fb;
 
-	if (h->type == SMARTT_PKT_NACK && !(flags & SMARTT_F_TRIM_LAST_HOP)) {
+	if (h->type == SMARTT_PKT_NACK &&
+	    !(flags & (SMARTT_F_TRIM_LAST_HOP | SMARTT_F_CRP_SPEC_DROP))) {
 		fb = SMARTT_FB_NACK;
 	} else {
 		fb = (flags & SMARTT_F_ECN_ECHO) ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
-		if (h->type == SMARTT_PKT_NACK)
+		if (h->type == SMARTT_PKT_NACK && (flags & SMARTT_F_TRIM_LAST_HOP))
 			smartt_stat_inc(sock_net(sk), SMARTT_STAT_PATH_LAST_HOP);
 	}
 	if (cc_rules & SMARTT_R_NOOP) {

@@ -14,6 +14,7 @@ enum smartt_cc_algo {
 	SMARTT_CCA_NONE = 0,	/* fixed window (SMARTT_WINDOW) */
 	SMARTT_CCA_SMARTT,	/* a SMaRTT profile (kernel/algo/smartt.c) */
 	SMARTT_CCA_STRACK,	/* STrack (kernel/algo/strack.c) */
+	SMARTT_CCA_CRP,		/* CRP reservations (transport/crp.c), fixed window */
 };
 
 /* &struct smartt_sock.rel: SMARTT_RELIABILITY */

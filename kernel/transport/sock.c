@@ -225,6 +225,7 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	p->rel.probe_sent = 0;
 	if (p->win)
 		memset(p->win, 0, SMARTT_WIN * sizeof(*p->win));
+	smartt_crp_reset(p);
 }
 
 /**
@@ -232,9 +233,10 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
  * @sk: socket (locked)
  * @peer: the peer
  *
- * The PSN window and the path selector (24 KiB of slab objects), made when
- * a message is first queued to the peer: a peer that only sends to us, or
- * a packet that claims to be one, never costs them.
+ * The PSN window, the CRP reservations and the path selector (26 KiB of
+ * slab objects), made when a message is first queued to the peer: a peer
+ * that only sends to us, or a packet that claims to be one, never costs
+ * them.
  *
  * Context: process (GFP_KERNEL).
  * Return: 0 or -ENOBUFS.
@@ -244,11 +246,12 @@ int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
 	if (peer->win)
 		return 0;
 	peer->win = kcalloc(SMARTT_WIN, sizeof(*peer->win), GFP_KERNEL_ACCOUNT);
-	if (!peer->win)
-		return -ENOBUFS;
-	if (smartt_path_init(sk, peer, GFP_KERNEL_ACCOUNT)) {
+	peer->crp = kcalloc(SMARTT_CRP_SEGS, sizeof(*peer->crp), GFP_KERNEL_ACCOUNT);
+	if (!peer->win || !peer->crp || smartt_path_init(sk, peer, GFP_KERNEL_ACCOUNT)) {
 		kfree(peer->win);
+		kfree(peer->crp);
 		peer->win = NULL;
+		peer->crp = NULL;
 		return -ENOBUFS;
 	}
 	return 0;
@@ -512,6 +515,7 @@ found:
 		s->msg = NULL;
 	}
 	smartt_snd_una_advance(peer);
+	smartt_crp_msg_gone(peer, m->id);
 	smartt_msg_done(sk, m, err);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;
@@ -537,6 +541,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	hlist_del(&peer->hnode);
 	smartt_sk(sk)->npeers--;
 	kfree(peer->win);
+	kfree(peer->crp);
 	kfree(peer);
 }
 
@@ -1023,6 +1028,7 @@ static int smartt_init_sock(struct sock *sk)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	unsigned int i;
+	int err;
 
 	INIT_LIST_HEAD(&ssk->peers);
 	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++)
@@ -1040,8 +1046,15 @@ static int smartt_init_sock(struct sock *sk)
 	timer_setup(&ssk->timer, smartt_timer_fn, 0);
 	/* The port table is read under RCU. */
 	sock_set_flag(sk, SOCK_RCU_FREE);
+	/* net.smartt.transport_cc; the sysctl accepted only valid names */
+	err = smartt_cc_set_default(sk);
+	if (err)
+		return err;
 	/* On failure inet_create() releases the socket without close(). */
-	return smartt_udp_get(sock_net(sk));
+	err = smartt_udp_get(sock_net(sk));
+	if (err)
+		smartt_cc_release(ssk);
+	return err;
 }
 
 static void smartt_close(struct sock *sk, long timeout)

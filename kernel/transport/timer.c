@@ -22,7 +22,9 @@
  *
  * Every segment in flight is declared lost (its entropy reported to the
  * path selector) and sent again as the window allows; the RTO doubles up
- * to %SMARTT_RTO_MAX_NS.
+ * to %SMARTT_RTO_MAX_NS.  With nothing in flight (cc "crp": every packet
+ * left waits for its reservation) nothing timed out: the window is only
+ * refilled.
  */
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -31,6 +33,11 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 
 	if (!peer->win)
 		return;
+	if (!peer->in_flight) {
+		peer->rto_at = 0;
+		smartt_push(sk, peer);
+		return;
+	}
 	smartt_path_on_rto(sk, peer, now);
 	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
@@ -75,12 +82,13 @@ void smartt_timer_arm_at(struct sock *sk, u64 at)
 }
 
 /*
- * A peer's earliest deadline: the earlier of its RTO and the end of its
- * timeout (no progress for %SMARTT_TIMEOUT_MS) while it has messages to
- * send, a pending ACK or probe (smartt_rel_deadline()), the expiry of its
- * oldest partial message (smartt_rx_expire()), and when it has no message
- * either way, the end of its idle time (smartt_idle_ns()).  So every peer
- * has one, and is queued from its creation until it is freed.
+ * A peer's earliest deadline: the earlier of its RTO, its CRP
+ * reservations' (smartt_crp_deadline()) and the end of its timeout (no
+ * progress for %SMARTT_TIMEOUT_MS) while it has messages to send, a
+ * pending ACK or probe (smartt_rel_deadline()), the expiry of its oldest
+ * partial message (smartt_rx_expire()), and when it has no message either
+ * way, the end of its idle time (smartt_idle_ns()).  So every peer has
+ * one, and is queued from its creation until it is freed.
  */
 static u64 smartt_peer_deadline(struct sock *sk, struct smartt_peer *p)
 {
@@ -97,6 +105,7 @@ static u64 smartt_peer_deadline(struct sock *sk, struct smartt_peer *p)
 	}
 	if (p->rto_at)
 		at = min(at, p->rto_at);
+	at = min(at, smartt_crp_deadline(p));
 	return min(at, p->last_progress + ssk->timeout_ns);
 }
 
@@ -248,8 +257,10 @@ static void smartt_peer_timer(struct sock *sk, struct smartt_peer *p, u64 now)
 	} else if (now - p->last_progress >= ssk->timeout_ns) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_ERR_TIMEDOUT);
 		smartt_peer_fail(sk, p, -ETIMEDOUT);
-	} else if (p->rto_at && now >= p->rto_at) {
-		smartt_on_rto(sk, p, now);
+	} else {
+		if (p->rto_at && now >= p->rto_at)
+			smartt_on_rto(sk, p, now);
+		smartt_crp_timer(sk, p, now);
 	}
 }
 

@@ -26,6 +26,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "algo/crp.h"
 #include "algo/lb.h"
 #include "algo/smartt.h"
 #include "algo/strack.h"
@@ -103,6 +104,74 @@ enum smartt_seg_state {
 struct smartt_tx_msg;
 struct smartt_path;
 
+/* &struct smartt_txseg.crp */
+#define SMARTT_TXSEG_SPEC	0x01
+#define SMARTT_TXSEG_SPEC_DROP	0x02
+
+/* CRP reservations a peer's sender holds at once (crp.c). */
+#define SMARTT_CRP_SEGS		16
+
+/* &struct smartt_crp_seg.state */
+enum smartt_crp_state {
+	SMARTT_CRP_FREE = 0,	/* unused entry */
+	SMARTT_CRP_ASK,		/* a request is out, no answer yet */
+	SMARTT_CRP_WAIT,	/* a retry came: ask again at @at */
+	SMARTT_CRP_GRANTED,	/* a grant came: the rest goes from @at on */
+};
+
+/**
+ * struct smartt_crp_seg - one CRP reservation of a sender (cc "crp")
+ * @msg_id: the message
+ * @off: offset of the reserved segment in the message, bytes
+ * @first_psn: PSN of the segment's first packet (valid once @sent > 0;
+ *	the segment's packets take consecutive PSNs)
+ * @at: %SMARTT_CRP_ASK: when to ask again if no answer came;
+ *	%SMARTT_CRP_WAIT: when to ask again; %SMARTT_CRP_GRANTED: the
+ *	reservation's start (ns, CLOCK_MONOTONIC)
+ * @wake: %SMARTT_CRP_GRANTED: a packet waits for its departure to come
+ *	within the EDT horizon, at this time (ns, 0: none)
+ * @len: payload bytes of the segment
+ * @req_bytes: the reservation asked for, wire bytes with epsilon
+ * @spec: payload bytes sent speculatively
+ * @paced: wire bytes sent under the grant so far: the next one leaves
+ *	this much capacity after @at
+ * @npkts: packets of the segment
+ * @sent: packets sent at least once
+ * @retries: requests sent before the one out
+ * @state: &enum smartt_crp_state
+ * @nospec: speculation stopped (a speculative packet was trimmed, or
+ *	the socket's spec_bytes is 0)
+ */
+struct smartt_crp_seg {
+	u64 msg_id;
+	u64 off;
+	u64 first_psn;
+	u64 at;
+	u64 wake;
+	u32 len;
+	u32 req_bytes;
+	u32 spec;
+	u32 paced;
+	u16 npkts;
+	u16 sent;
+	u16 retries;
+	u8 state;
+	u8 nospec;
+};
+
+/**
+ * struct smartt_crp_cfg - the transport's CRP knobs
+ * @k: the reservation core's (kernel/algo/crp.h): slot_ns, cells and
+ *	cmax describe the tables (cmax: bytes a slot holds at the host's
+ *	rate), nmin, nmax and eps the segments, retry_ns the retry wait
+ * @spec_bytes: payload bytes of a segment sent speculatively before its
+ *	grant (0: none)
+ */
+struct smartt_crp_cfg {
+	struct crp_knobs k;
+	u32 spec_bytes;
+};
+
 /**
  * struct smartt_txseg - one PSN slot of the sender's window
  * @psn: the PSN using the slot (slots are reused every %SMARTT_WIN PSNs)
@@ -110,6 +179,9 @@ struct smartt_path;
  * @seg: segment index in @msg
  * @len: payload bytes
  * @state: &enum smartt_seg_state
+ * @crp: cc "crp": %SMARTT_TXSEG_SPEC (the last transmission was
+ *	speculative), %SMARTT_TXSEG_SPEC_DROP (a port trimmed it for TTW and
+ *	it was not sent again yet)
  * @entropy: path entropy of the last (re)transmission
  * @sent_ns: last (re)transmission time
  */
@@ -119,6 +191,7 @@ struct smartt_txseg {
 	u32 seg;
 	u16 len;
 	u8 state;
+	u8 crp;
 	u32 entropy;
 	u64 sent_ns;
 };
@@ -226,6 +299,7 @@ struct smartt_rx_msg {
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
  * @rel: reliability state (reliab.c)
+ * @crp: cc "crp": the peer's reservations (allocated with @win)
  */
 struct smartt_peer {
 	struct list_head node;
@@ -265,6 +339,7 @@ struct smartt_peer {
 	struct smartt_state ss;
 	struct strack_state st;
 	struct smartt_rel rel;
+	struct smartt_crp_seg *crp;
 };
 
 /**
@@ -286,6 +361,7 @@ struct smartt_peer {
  * @window: window of cc "none", bytes (0: SMARTT_WINDOW_SEGS segments)
  * @sp: SMaRTT core parameters (cc_algo SMARTT_CCA_SMARTT, else NULL)
  * @tp: STrack core parameters (cc_algo SMARTT_CCA_STRACK, else NULL)
+ * @crp: CRP knobs (cc_algo SMARTT_CCA_CRP, else NULL)
  * @lb: path selector (SMARTT_LB) and its knobs, for new peers
  * @tx_queued: bytes of messages queued and not yet acknowledged
  * @compl_queued: truesize of the completions on the error queue, not yet
@@ -323,6 +399,7 @@ struct smartt_sock {
 	u32 window;
 	struct smartt_params *sp;
 	struct strack_params *tp;
+	struct smartt_crp_cfg *crp;
 	struct smartt_lb_knobs lb;
 	u64 tx_queued;
 	atomic_t compl_queued;
@@ -440,6 +517,25 @@ enum smartt_stat {
 	SMARTT_STAT_PEERS_EVICTED,
 	SMARTT_STAT_ERR_NOBUFS,
 	SMARTT_STAT_DROP_CTRL_STALE,
+	SMARTT_STAT_CRP_TX_REQ,
+	SMARTT_STAT_CRP_REQ_TIMEOUTS,
+	SMARTT_STAT_CRP_RX_GRANT,
+	SMARTT_STAT_CRP_RX_RETRY,
+	SMARTT_STAT_CRP_RETRY_NOSLOT,
+	SMARTT_STAT_CRP_RETRY_FULL,
+	SMARTT_STAT_CRP_RETRY_CONV,
+	SMARTT_STAT_CRP_DROP_UNKNOWN,
+	SMARTT_STAT_CRP_DROP_BAD,
+	SMARTT_STAT_CRP_RX_REQ,
+	SMARTT_STAT_CRP_HOST_GRANT,
+	SMARTT_STAT_CRP_HOST_RETRY,
+	SMARTT_STAT_CRP_TX_GRANT,
+	SMARTT_STAT_CRP_TX_RETRY,
+	SMARTT_STAT_CRP_TX_SPEC,
+	SMARTT_STAT_CRP_TX_GRANTED,
+	SMARTT_STAT_CRP_TX_NONPART,
+	SMARTT_STAT_CRP_SPEC_DROPPED,
+	SMARTT_STAT_CRP_SPEC_RECOVERED,
 	SMARTT_STAT_COUNT,
 };
 
@@ -472,6 +568,16 @@ struct smartt_stats {
  *	packets (0: no limit)
  * @err_credit: the error packets' token bucket, in ns of credit
  * @err_last: when @err_credit was last refilled (ktime_get_ns())
+ * @cc_default: net.smartt.transport_cc, the congestion control of new
+ *	sockets (under @cfg_lock)
+ * @crp: net.smartt.transport_crp_knobs: the CRP knobs a socket takes when
+ *	it selects cc "crp", and those of the host's destination table
+ *	(under @cfg_lock, and @crp_lock for the table's)
+ * @crp_text: net.smartt.transport_crp_knobs as written
+ * @crp_lock: protects @crp_host and @crp_host_k
+ * @crp_host: the host's CRP destination table, for requests no fabric
+ *	port decided (crp.c)
+ * @crp_host_k: the knobs @crp_host was made with
  * @table: this netns' net.smartt.transport_* sysctl table
  * @sysctl: its registration
  */
@@ -491,6 +597,12 @@ struct smartt_net {
 	u32 err_ratelimit;
 	u64 err_credit;
 	u64 err_last;
+	char cc_default[SMARTT_CC_NAME_MAX];
+	struct smartt_crp_cfg crp;
+	char crp_text[128];
+	spinlock_t crp_lock;	/* crp_host, crp_host_k */
+	struct crp_table crp_host;
+	struct crp_knobs crp_host_k;
 	struct ctl_table *table;
 	struct ctl_table_header *sysctl;
 };
@@ -615,6 +727,8 @@ struct smartt_cc_sample {
 };
 
 int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen);
+int smartt_cc_valid_name(const char *name);
+int smartt_cc_set_default(struct sock *sk);
 const char *smartt_cc_name(const struct smartt_sock *ssk);
 void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p);
 u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
@@ -654,6 +768,19 @@ void smartt_trace_rtx(struct sock *sk, struct smartt_peer *peer, u64 psn);
 #define SMARTT_LOSS_OOO		2
 #define SMARTT_LOSS_PROBE	3
 #define SMARTT_LOSS_RTO		4
+
+/* crp.c: cc "crp", the CRP requests, grants and retries */
+extern const struct smartt_crp_cfg smartt_crp_defaults;
+int smartt_crp_cfg_parse(const char *text, struct smartt_crp_cfg *c);
+int smartt_crp_valid(const struct sk_buff *skb);
+void smartt_crp_rcv(struct sock *sk, struct sk_buff *skb);
+bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m,
+		   u32 seg, u64 psn, bool rtx, u64 now, u16 *flags, u64 *tstamp);
+void smartt_crp_spec_drop(struct sock *sk, struct smartt_peer *peer, u64 psn);
+void smartt_crp_reset(struct smartt_peer *peer);
+void smartt_crp_msg_gone(struct smartt_peer *peer, u64 msg_id);
+u64 smartt_crp_deadline(const struct smartt_peer *peer);
+void smartt_crp_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
 
 /* ctl.c */
 int smartt_ctl_net_init(struct net *net);
