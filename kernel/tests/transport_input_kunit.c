@@ -11,7 +11,8 @@
  * counted under the one reason the format gives, or it reaches the
  * socket, which counts what it did with it.  Then the DATA fields one by
  * one at their bounds, group-addressed packets, and a message delivered
- * byte for byte from segments out of order.
+ * byte for byte from segments out of order.  The CRP packets: every field
+ * rule at its bound, a request answered, a grant for no reservation.
  */
 #include <kunit/test.h>
 #include <linux/if.h>
@@ -175,6 +176,7 @@ static const enum smartt_stat tin_watched[] = {
 	SMARTT_STAT_DROP_PEERS, SMARTT_STAT_DROP_RMEM, SMARTT_STAT_DROP_MEM,
 	SMARTT_STAT_DROP_NOMEM, SMARTT_STAT_RX_DATA, SMARTT_STAT_RX_PROBES,
 	SMARTT_STAT_RX_DUP, SMARTT_STAT_RX_TRIMMED, SMARTT_STAT_ERR_MSGSIZE,
+	SMARTT_STAT_CRP_RX_REQ, SMARTT_STAT_CRP_DROP_BAD, SMARTT_STAT_CRP_DROP_UNKNOWN,
 };
 
 struct tin_snap {
@@ -297,6 +299,16 @@ static void tin_build(struct tin_ctx *c, u8 type, u8 words, u32 paylen, u16 spor
 		struct smartt_ctrl_ext *cx = (struct smartt_ctrl_ext *)x;
 
 		cx->code = htonl(SMARTT_ERR_EXPIRED);
+	} else if (type >= SMARTT_PKT_CRP_REQ && type <= SMARTT_PKT_CRP_RETRY) {
+		struct smartt_crp_ext *rx = (struct smartt_crp_ext *)x;
+
+		rx->msg_id = cpu_to_be64(psn);
+		rx->seg_len = htonl(4096);
+		rx->req_bytes = htonl(4500);
+		if (type == SMARTT_PKT_CRP_GRANT)
+			rx->crp_flags = htons(SMARTT_CRP_DEST_DONE);
+		else if (type == SMARTT_PKT_CRP_RETRY)
+			rx->crp_flags = htons(SMARTT_CRP_DEST_DONE | SMARTT_CRP_NO_SLOT);
 	}
 }
 
@@ -314,13 +326,18 @@ static unsigned int tin_need(u8 type)
 		return SMARTT_PROBE_HLEN;
 	case SMARTT_PKT_CTRL:
 		return SMARTT_CTRL_HLEN;
+	case SMARTT_PKT_CRP_REQ:
+	case SMARTT_PKT_CRP_GRANT:
+	case SMARTT_PKT_CRP_RETRY:
+		return SMARTT_CRP_HLEN;
 	}
 	return 0;
 }
 
 /*
  * What the socket counts for a well-formed packet of @type from a source
- * port it never heard of (DATA and PROBE make a peer, the others need one).
+ * port it never heard of (DATA and PROBE make a peer, a CRP request is
+ * answered without one, the others need one).
  */
 static enum smartt_stat tin_accepted(u8 type)
 {
@@ -329,8 +346,15 @@ static enum smartt_stat tin_accepted(u8 type)
 		return SMARTT_STAT_RX_DATA;
 	case SMARTT_PKT_PROBE:
 		return SMARTT_STAT_RX_PROBES;
+	case SMARTT_PKT_CRP_REQ:
+		return SMARTT_STAT_CRP_RX_REQ;
 	}
 	return SMARTT_STAT_DROP_NO_PEER;
+}
+
+static bool tin_is_crp(u8 type)
+{
+	return type >= SMARTT_PKT_CRP_REQ && type <= SMARTT_PKT_CRP_RETRY;
 }
 
 /*
@@ -374,14 +398,11 @@ static unsigned int tin_drain(struct socket *sock, u8 *buf, size_t size, int *la
  * Every type, every header length in words from 0 to 2 past the type's
  * extension, every packet length from empty to 24 bytes past the header:
  * the parser's verdict is the first of short, unknown type, header words
- * too few, header longer than the packet, or else the socket's.
+ * too few, header longer than the packet, a CRP packet with bytes after
+ * its headers, or else the socket's.
  */
 static void tin_header_bounds(struct kunit *test, bool v4)
 {
-	/*
-	 * The CRP types are the switch ports' business: the socket drops
-	 * them as unknown, like the types that do not exist.
-	 */
 	static const u8 types[] = { 0, SMARTT_PKT_DATA, SMARTT_PKT_ACK, SMARTT_PKT_NACK,
 				    SMARTT_PKT_PROBE, SMARTT_PKT_PROBE_ACK, SMARTT_PKT_CTRL,
 				    SMARTT_PKT_CRP_REQ, SMARTT_PKT_CRP_GRANT,
@@ -420,6 +441,9 @@ static void tin_header_bounds(struct kunit *test, bool v4)
 					want = SMARTT_STAT_DROP_HLEN;
 				} else if (len < hlen) {
 					want = SMARTT_STAT_DROP_SHORT;
+				} else if (tin_is_crp(type) && len > hlen) {
+					/* CRP packets carry no payload */
+					want = SMARTT_STAT_DROP_LEN;
 				} else {
 					want = tin_accepted(type);
 					bad = false;
@@ -555,6 +579,130 @@ static void tin_data_fields(struct kunit *test)
 	}
 }
 
+/* CRP fields at their bounds, one at a time; @flags replaces the built ones. */
+struct tin_crp_case {
+	const char *name;
+	u8 type;
+	int flags;		/* crp_flags, -1: as tin_build() made them */
+	bool zero_epoch;
+	bool zero_seg_len;
+	bool zero_req_bytes;
+	u16 payload_len;	/* the header's field; the packet has no payload */
+	enum smartt_stat want;
+	bool malformed;
+};
+
+#define TIN_DONE	SMARTT_CRP_DEST_DONE
+
+static const struct tin_crp_case tin_crp_cases[] = {
+	{ "request, undecided: the host's table answers", SMARTT_PKT_CRP_REQ, -1,
+	  false, false, false, 0, SMARTT_STAT_CRP_RX_REQ, false },
+	{ "request decided by a port: reflected", SMARTT_PKT_CRP_REQ, TIN_DONE,
+	  false, false, false, 0, SMARTT_STAT_CRP_RX_REQ, false },
+	{ "request decided NO_SLOT: reflected", SMARTT_PKT_CRP_REQ,
+	  TIN_DONE | SMARTT_CRP_NO_SLOT, false, false, false, 0, SMARTT_STAT_CRP_RX_REQ,
+	  false },
+	{ "request decided DEST_FULL: reflected", SMARTT_PKT_CRP_REQ,
+	  TIN_DONE | SMARTT_CRP_DEST_FULL, false, false, false, 0, SMARTT_STAT_CRP_RX_REQ,
+	  false },
+	{ "request, epoch zero", SMARTT_PKT_CRP_REQ, -1, true, false, false, 0,
+	  SMARTT_STAT_DROP_EPOCH, true },
+	{ "request, seg_len zero", SMARTT_PKT_CRP_REQ, -1, false, true, false, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "request, req_bytes zero", SMARTT_PKT_CRP_REQ, -1, false, false, true, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "request, payload_len 1 without payload", SMARTT_PKT_CRP_REQ, -1, false, false,
+	  false, 1, SMARTT_STAT_DROP_LEN, true },
+	{ "request, an unknown flag", SMARTT_PKT_CRP_REQ, 0x10, false, false, false, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "request, CONVERTED", SMARTT_PKT_CRP_REQ, TIN_DONE | SMARTT_CRP_CONVERTED, false,
+	  false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "request, NO_SLOT without DEST_DONE", SMARTT_PKT_CRP_REQ, SMARTT_CRP_NO_SLOT,
+	  false, false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "request, NO_SLOT and DEST_FULL", SMARTT_PKT_CRP_REQ,
+	  TIN_DONE | SMARTT_CRP_NO_SLOT | SMARTT_CRP_DEST_FULL, false, false, false, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "grant from no peer", SMARTT_PKT_CRP_GRANT, -1, false, false, false, 0,
+	  SMARTT_STAT_DROP_NO_PEER, false },
+	{ "grant, undecided", SMARTT_PKT_CRP_GRANT, 0, false, false, false, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "grant, NO_SLOT", SMARTT_PKT_CRP_GRANT, TIN_DONE | SMARTT_CRP_NO_SLOT, false,
+	  false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "grant, CONVERTED", SMARTT_PKT_CRP_GRANT, TIN_DONE | SMARTT_CRP_CONVERTED, false,
+	  false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "grant, epoch zero", SMARTT_PKT_CRP_GRANT, -1, true, false, false, 0,
+	  SMARTT_STAT_DROP_EPOCH, true },
+	{ "retry converted, from no peer", SMARTT_PKT_CRP_RETRY,
+	  TIN_DONE | SMARTT_CRP_CONVERTED, false, false, false, 0, SMARTT_STAT_DROP_NO_PEER,
+	  false },
+	{ "retry without a reason", SMARTT_PKT_CRP_RETRY, TIN_DONE, false, false, false, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "retry, undecided", SMARTT_PKT_CRP_RETRY, SMARTT_CRP_NO_SLOT, false, false, false,
+	  0, SMARTT_STAT_CRP_DROP_BAD, true },
+	{ "retry, req_bytes zero", SMARTT_PKT_CRP_RETRY, -1, false, false, true, 0,
+	  SMARTT_STAT_CRP_DROP_BAD, true },
+};
+
+static void tin_crp_fields(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .v4 = true, .pkt_type = PACKET_HOST };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(tin_crp_cases); i++) {
+		const struct tin_crp_case *k = &tin_crp_cases[i];
+		struct smartt_hdr *h = tin_hdr(c);
+		struct smartt_crp_ext *x = (struct smartt_crp_ext *)(h + 1);
+		struct tin_snap before, after;
+
+		tin_build(c, k->type, SMARTT_CRP_HLEN / 8, 0, 3000 + i, TIN_PORT4);
+		if (k->flags >= 0)
+			x->crp_flags = htons(k->flags);
+		if (k->zero_epoch)
+			x->epoch = 0;
+		if (k->zero_seg_len)
+			x->seg_len = 0;
+		if (k->zero_req_bytes)
+			x->req_bytes = 0;
+		h->payload_len = htons(k->payload_len);
+		tin_snap(&before);
+		tin_rcv(test, &ad, SMARTT_CRP_HLEN, &after);
+		tin_expect(test, &before, &after, k->want, k->malformed, k->name);
+	}
+}
+
+/*
+ * A grant or a retry from a peer the socket sends to, for no reservation
+ * of it (its congestion control is not even "crp"): dropped and counted
+ * crp_drop_unknown, whatever its fields say.
+ */
+static void tin_crp_unknown(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .v4 = true, .pkt_type = PACKET_HOST };
+	struct sockaddr_in to = {
+		.sin_family = AF_INET,
+		.sin_port = htons(3999),
+		.sin_addr.s_addr = TIN_PEER4,
+	};
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+	struct kvec iov = { .iov_base = c->buf, .iov_len = 100 };
+	struct tin_snap before, after;
+	u8 type;
+
+	/* The peer gets a window: a message is queued to it. */
+	memset(c->buf, 0, sizeof(c->buf));
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->s4, &msg, &iov, 1, 100), 100);
+	for (type = SMARTT_PKT_CRP_GRANT; type <= SMARTT_PKT_CRP_RETRY; type++) {
+		tin_build(c, type, SMARTT_CRP_HLEN / 8, 0, 3999, TIN_PORT4);
+		tin_snap(&before);
+		tin_rcv(test, &ad, SMARTT_CRP_HLEN, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_CRP_DROP_UNKNOWN, false,
+			   type == SMARTT_PKT_CRP_GRANT ? "grant, no reservation" :
+			   "retry, no reservation");
+	}
+}
+
 /*
  * Sent to a group, overheard, or from a group address: dropped before any
  * state is made or an answer sent, even when the packet is valid.
@@ -679,6 +827,8 @@ static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_header_bounds_v6),
 	KUNIT_CASE(tin_header_bounds_v4),
 	KUNIT_CASE(tin_data_fields),
+	KUNIT_CASE(tin_crp_fields),
+	KUNIT_CASE(tin_crp_unknown),
 	KUNIT_CASE(tin_not_unicast),
 	KUNIT_CASE(tin_misaddressed),
 	KUNIT_CASE(tin_reassembly),

@@ -53,8 +53,8 @@
  *
  * Every type except %SMARTT_PKT_DATA is a control packet: switches forward
  * it in the high-priority class that bypasses the data queue.  The
- * transport does not send or accept the CRP types yet (it drops them as
- * unknown); the switch port program handles them.
+ * transport's cc "crp" sends the CRP requests and takes the grants and
+ * retries; every transport socket answers requests.
  */
 enum smartt_pkt_type {
 	SMARTT_PKT_DATA		= 1,
@@ -242,7 +242,9 @@ struct smartt_crp_ext {
 #define SMARTT_TIMEOUT_MS	2
 /**
  * SMARTT_CC - congestion control, a string: "none" (fixed window), a
- * SMaRTT profile, "smartt", "smartt-2024" or "nscc", or "strack".
+ * SMaRTT profile, "smartt", "smartt-2024" or "nscc", "strack", or "crp"
+ * (CRP channel reservation under a fixed window).  New sockets start
+ * with the sysctl net.smartt.transport_cc (default "none").
  */
 #define SMARTT_CC		3
 /** SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments). */
