@@ -21,7 +21,9 @@
 # destination table decides the requests.  The sender takes cc "crp" from
 # net.smartt.transport_cc (no socket option) and does not speculate
 # (spec_bytes=0): every packet of a segment of at least nmin waits for its
-# grant.  IPv6.
+# grant.  The receiver's table has one cell (a slot of look-ahead), which
+# holds one segment's reservation: a segment that asks in the slot of the
+# one before it is refused (DEST_FULL), waits a slot and asks again.  IPv6.
 # kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
@@ -178,7 +180,7 @@ b=crpb$$
 host_setup() {
 	veth_pair "$a" "$b" &&
 	ip netns exec "$a" sysctl -qw net.smartt.transport_crp_knobs="$KNOBS spec_bytes=0" &&
-	ip netns exec "$b" sysctl -qw net.smartt.transport_crp_knobs="$KNOBS" &&
+	ip netns exec "$b" sysctl -qw net.smartt.transport_crp_knobs="${KNOBS/cells=32/cells=1}" &&
 	ip netns exec "$a" sysctl -qw net.smartt.transport_cc=crp
 }
 setup_ok=true
@@ -199,7 +201,8 @@ host_table() {
 if $setup_ok; then
 	check "host table, IPv6: every message exactly once, byte for byte" host_table
 	snap "$a" "$b"
-	for c in crp_tx_req crp_rx_grant crp_rx_retry crp_tx_spec crp_tx_granted crp_tx_nonpart; do
+	for c in crp_tx_req crp_rx_grant crp_rx_retry crp_retry_full crp_req_timeouts crp_tx_spec \
+		 crp_tx_granted crp_tx_nonpart; do
 		echo "# sender: $c $(stat "$a" $c)"
 	done
 	for c in crp_rx_req crp_host_grant crp_host_retry crp_tx_grant crp_tx_retry; do
@@ -210,6 +213,10 @@ if $setup_ok; then
 	check "the receiver's table decided every request it answered" \
 		bash -c '[ "$1" -gt 0 ] && [ "$1" = "$(($2 + $3))" ] && [ "$2" -gt 0 ]' _ \
 		"$(stat "$b" crp_rx_req)" "$(stat "$b" crp_host_grant)" "$(stat "$b" crp_host_retry)"
+	check "a full table refused (crp_host_retry > 0); the sender waited, asked again, got grants" \
+		bash -c '[ "$1" -gt 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt "$4" ]' _ \
+		"$(stat "$b" crp_host_retry)" "$(stat "$a" crp_rx_retry)" \
+		"$(stat "$a" crp_tx_req)" "$(stat "$a" crp_rx_grant)"
 	check "spec_bytes=0: nothing speculative; packets of reserved segments all under grants" \
 		bash -c '[ "$1" = 0 ] && [ "$2" -gt 0 ] && [ "$3" -gt 0 ]' _ \
 		"$(stat "$a" crp_tx_spec)" "$(stat "$a" crp_tx_granted)" "$(stat "$a" crp_rx_grant)"
