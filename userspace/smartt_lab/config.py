@@ -21,7 +21,7 @@ FABRIC_KEYS = ("hosts", "leaves", "spines", "rate", "uplink_rate", "oversub", "d
                "uplink_delay", "buffer", "uplink_buffer", "kmin", "kmax", "mtu", "ecn", "trim")
 RUN_KEYS = ("end_s", "bin_ms", "cwnd_ms", "cwnd_flows", "sample_us", "lead_ms")
 TOP_KEYS = ("name", "title", "description", "papers", "where", "fabric", "traffic", "run",
-            "algos", "seeds", "quick", "queue_ports", "events", "cc", "guest")
+            "algos", "seeds", "quick", "queue_ports", "events", "cc", "guest", "crp")
 RUN_DEFAULTS = {"end_s": 20.0, "bin_ms": 5.0, "cwnd_ms": 2.0, "cwnd_flows": 4,
                 "sample_us": 20.0, "lead_ms": 300.0}
 

@@ -27,6 +27,7 @@ import subprocess
 import time
 
 from .driver import CLONE_NEWNET, _libc, setns
+from . import transport
 from .host import PROFILES, HostLab, LabError, TOP, parse_algo, run
 
 VM_RUN = os.path.join(TOP, "scripts", "vm-run.sh")
@@ -283,6 +284,12 @@ class GuestLab(HostLab):
             lb, cc = profile.split(":")
             if cc == "none":
                 return {"transport_lb": lb, "transport_cc": cc}
+            if cc == "crp":
+                # the senders' and the receivers' CRP knobs, those of the
+                # fabric's tables (fabric_args(), transport.crp_knobs())
+                knobs = transport.crp_sysctl(self.crp_knobs())
+                self.write_sysctls({"transport_crp_knobs": knobs}, ["transport_crp_knobs"])
+                return {"transport_lb": lb, "transport_cc": cc, "transport_crp_knobs": knobs}
             vals = self.configure_cc("smartt", cc if cc in PROFILES else None)
             return dict(vals, transport_lb=lb, transport_cc=cc)
         if name not in MODULE_CCS:
@@ -290,6 +297,11 @@ class GuestLab(HostLab):
         vals = self.cc_values(profile)
         # the profile first: the knobs are validated against it
         order = ["tcp_smartt_profile"] + [k for k in vals if k != "tcp_smartt_profile"]
+        self.write_sysctls(vals, order)
+        return vals
+
+    def write_sysctls(self, vals, order):
+        """net.smartt.K = vals[K] for K in order, in every host's namespace."""
         home = os.open("/proc/self/ns/net", os.O_RDONLY | os.O_CLOEXEC)
         try:
             for h in sorted(self.hosts):
@@ -304,7 +316,6 @@ class GuestLab(HostLab):
         finally:
             _libc.setns(home, CLONE_NEWNET)
             os.close(home)
-        return vals
 
     def teardown(self):
         # the guest, its fabric and its module go away when it powers off

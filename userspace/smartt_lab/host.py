@@ -191,7 +191,22 @@ class HostLab:
         for k in ("uplink_rate", "oversub", "uplink_buffer", "uplink_delay"):
             if f.get(k) is not None:
                 a += ["--" + k.replace("_", "-"), str(f[k])]
+        if self.uses_crp():
+            # the ports keep CRP tables for the whole experiment: the other
+            # algorithms' runs cross the same ports, their packets counted
+            # as traffic that does not take part
+            a += transport.crp_fabric_args(self.crp_knobs())
         return a
+
+    def uses_crp(self):
+        """Does an algorithm of the experiment run the transport's cc crp?"""
+        return any(transport.parse_name(a)[1] == "crp"
+                   for a in self.algos if a.split(":")[0] == "transport")
+
+    def crp_knobs(self):
+        d = self.exp["derived"]
+        return transport.crp_override(transport.crp_knobs(d["rate_bps"], d["mtu"]),
+                                      self.exp.get("crp"))
 
     def setup(self):
         if os.geteuid() != 0:
@@ -226,6 +241,8 @@ class HostLab:
             return "%s missing: make tools" % self.perf
         if not os.path.exists("/proc/net/smartt_stats"):
             return "smartt.ko is not loaded"
+        if self.uses_crp() and not os.path.exists("/proc/sys/net/smartt/transport_crp_knobs"):
+            return "this smartt.ko has no cc crp (net.smartt.transport_crp_knobs): rebuild it"
         return None
 
     def prepare_ccs(self, names):

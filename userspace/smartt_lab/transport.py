@@ -18,6 +18,12 @@ the completed messages' bytes at their completion times (--raw).  The
 transport's counters (/proc/net/smartt_stats) are read in every host's
 namespace before and after the run; their deltas are the run's.
 
+CC "crp" (Documentation/crp.rst, "The transport") needs the fabric's
+switch ports to keep CRP reservation tables (smartt-fabric up --crp on) and
+the transport's knobs (net.smartt.transport_crp_knobs) to describe the same
+tables: crp_knobs() derives both from the fabric's host rate and MTU,
+crp_fabric_args() and crp_sysctl() write them out.
+
 Pure functions (commands, parsing) are separate from run(), which starts
 processes, so that tests can check them without a module.
 """
@@ -32,7 +38,7 @@ from . import config
 from .driver import CLONE_NEWNET, _libc, setns
 
 LBS = ("reps", "reps-single", "strack-bitmap", "oblivious", "ecmp")
-CCS = ("smartt", "smartt-2024", "nscc", "strack", "none")
+CCS = ("smartt", "smartt-2024", "nscc", "strack", "none", "crp")
 DEFAULT_CC = "smartt"
 # smartt-perf's message sizes (bytes)
 MSG_MIN, MSG_MAX = 32, 1 << 30
@@ -51,6 +57,70 @@ STATS = {"retrans": "retransmits", "rtos": "rtos", "nacks": "tx_nacks",
          "path_ecn": "path_ecn", "path_nack": "path_nack",
          "path_timeout": "path_timeout", "path_lost": "path_lost",
          "path_freezes": "path_freezes", "path_ecn_noop": "path_ecn_noop"}
+# cc crp's counters (Documentation/crp.rst, "The transport"), same names
+CRP_STATS = ("crp_tx_req", "crp_req_timeouts", "crp_rx_grant", "crp_rx_retry",
+             "crp_retry_noslot", "crp_retry_full", "crp_retry_conv", "crp_drop_unknown",
+             "crp_drop_bad", "crp_rx_req", "crp_host_grant", "crp_host_retry", "crp_tx_grant",
+             "crp_tx_retry", "crp_tx_spec", "crp_tx_granted", "crp_tx_nonpart",
+             "crp_spec_dropped", "crp_spec_recovered")
+STATS.update({c: c for c in CRP_STATS})
+# CRP's sizing, the paper's (crp.rst, "Units and knobs"; crp-notes 1.6) in
+# packets of the fabric's MTU.  The paper's C_max, 269 cycles, is one of its
+# 8-packet messages (256 flits) plus epsilon, 5 %: here a slot holds
+# CRP_SLOT_PKTS full frames at the host rate plus 5 %, about one of the
+# lab's 32 KiB messages (LONG_MSG, 8 packets at MTU 4224).  N_min and N_max
+# are 4 and 16 packets (N_max under 2 x C_max, as the paper's 512 flits are
+# under 538), TTW and R keep the paper's 200/269 and 30/269 of the slot,
+# V_cells 32.  Only slot_ns, ttw_ns and retry_ns depend on the rate; cmax
+# (bytes) does not.  smartt-fabric's default --crp-slot and the module's
+# default knobs hold 16 frames (at 1 Gbit/s, MTU 4224: 570 us slots, twice
+# the paper's C_max, its "C_max 534" variant); at the guests' 20 Mbit/s
+# these slots are 8 frames, 14.2 ms.
+CRP_SLOT_PKTS, CRP_CELLS, CRP_NMIN_PKTS, CRP_NMAX_PKTS = 8, 32, 4, 16
+# a frame is the MTU plus Ethernet; the transport's payload per packet over
+# IPv4 is the MTU less IP, UDP and its 120-byte DATA headers (transport.rst)
+ETH_HLEN, V4_DATA_HLEN = 14, 20 + 8 + 120
+CRP_KNOB_NAMES = ("slot_ns", "cells", "cmax", "nmin", "nmax", "ttw_ns", "retry_ns")
+
+
+def crp_knobs(rate_bps, mtu):
+    """The CRP knobs of a fabric whose hosts' links run at rate_bps with
+    this MTU: {slot_ns, cells, cmax, nmin, nmax, ttw_ns, retry_ns}, the
+    same numbers for the ports' tables and the senders."""
+    frame = mtu + ETH_HLEN
+    mss = mtu - V4_DATA_HLEN
+    slot = max(1, CRP_SLOT_PKTS * frame * 8 * 10**9 * 105 // (rate_bps * 100))
+    if slot > 10**9:
+        raise config.ConfigError("CRP at %d bit/s: %d frames of %d bytes take more than 1 s, "
+                                 "the longest CRP slot" % (rate_bps, CRP_SLOT_PKTS, frame))
+    cmax = rate_bps * slot // (8 * 10**9)
+    return {"slot_ns": slot, "cells": CRP_CELLS, "cmax": cmax,
+            "nmin": CRP_NMIN_PKTS * mss, "nmax": CRP_NMAX_PKTS * mss,
+            "ttw_ns": slot * 200 // 269, "retry_ns": slot * 30 // 269}
+
+
+def crp_override(k, over):
+    """crp_knobs() with an experiment's "crp" overrides ({name: integer}:
+    its knobs, and spec_bytes, the senders' only)."""
+    out = dict(k)
+    for n, v in (over or {}).items():
+        if n not in CRP_KNOB_NAMES + ("spec_bytes",) or isinstance(v, bool) \
+                or not isinstance(v, int) or v < 0:
+            raise config.ConfigError("crp: %r=%r: want one of %s, a non-negative integer"
+                                     % (n, v, ", ".join(CRP_KNOB_NAMES + ("spec_bytes",))))
+        out[n] = v
+    return out
+
+
+def crp_fabric_args(k):
+    """smartt-fabric up's options for the ports' tables of crp_knobs()."""
+    return ["--crp", "on", "--crp-slot", "%dns" % k["slot_ns"], "--crp-cells", str(k["cells"]),
+            "--crp-ttw", "%dns" % k["ttw_ns"], "--crp-retry", "%dns" % k["retry_ns"]]
+
+
+def crp_sysctl(k):
+    """net.smartt.transport_crp_knobs's value for crp_knobs()."""
+    return " ".join("%s=%d" % (n, k[n]) for n in CRP_KNOB_NAMES + ("spec_bytes",) if n in k)
 
 
 def parse_name(spec):
