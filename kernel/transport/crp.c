@@ -342,8 +342,10 @@ static u64 smartt_crp_horizon(const struct crp_knobs *k)
  * without flag.  A segment's first packet takes a reservation entry and
  * sends the request (none free: the packet waits).  Granted: at once,
  * departure paced from the granted time, or it waits while that is
- * beyond the horizon.  Not granted yet: speculative while the segment
- * speculates within spec_bytes (never a retransmission), else it waits.
+ * beyond the horizon; a packet the grant already carried once, or one
+ * past the reserved bytes, goes at once as not taking part.  Not granted
+ * yet: speculative while the segment speculates within spec_bytes (never
+ * a retransmission), else it waits.
  *
  * Return: false if the packet must wait (the caller sends nothing).
  */
@@ -393,7 +395,18 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		e->nospec = !ssk->crp->spec_bytes;
 		smartt_crp_ask(sk, peer, e, false, now);
 	}
-	if (e->state == SMARTT_CRP_GRANTED) {
+	if (e->state == SMARTT_CRP_GRANTED &&
+	    ((rtx && (s->crp & SMARTT_TXSEG_GRANTED)) ||
+	     (u64)e->paced + smartt_crp_wire(peer, plen) > e->req_bytes)) {
+		/*
+		 * The grant carried this packet once already, or holds no more
+		 * bytes: it goes as traffic that does not take part, which the
+		 * ports charge to their earliest cell, never into slots the
+		 * segment did not reserve.
+		 */
+		smartt_stat_inc(net, SMARTT_STAT_CRP_TX_NONPART);
+		s->crp = 0;
+	} else if (e->state == SMARTT_CRP_GRANTED) {
 		u64 t = e->at + div_u64((u64)e->paced * k->slot_ns, k->cmax);
 		u64 hz = smartt_crp_horizon(k);
 
@@ -408,7 +421,7 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		*tstamp = t > now ? t : 0;
 		if (s->crp & SMARTT_TXSEG_SPEC_DROP)
 			smartt_stat_inc(net, SMARTT_STAT_CRP_SPEC_RECOVERED);
-		s->crp = 0;
+		s->crp = SMARTT_TXSEG_GRANTED;
 		smartt_stat_inc(net, SMARTT_STAT_CRP_TX_GRANTED);
 	} else {
 		if (rtx || e->nospec || e->spec + plen > ssk->crp->spec_bytes)
@@ -633,15 +646,7 @@ static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 	port = x.sport;
 	x.sport = x.dport;
 	x.dport = port;
-	if (ip_hdr(in)->version == 4) {
-		family = AF_INET;
-		src.v4 = ip_hdr(in)->daddr;
-		dst.v4 = ip_hdr(in)->saddr;
-	} else {
-		family = AF_INET6;
-		src.v6 = ipv6_hdr(in)->daddr;
-		dst.v6 = ipv6_hdr(in)->saddr;
-	}
+	family = smartt_reply_addrs(in, &src, &dst);
 	skb = alloc_skb(SMARTT_CRP_HEADROOM + SMARTT_CRP_HLEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);

@@ -466,6 +466,27 @@ bool smartt_skb_not_unicast(const struct sk_buff *skb)
 }
 
 /**
+ * smartt_reply_addrs() - the addresses of an answer to a received packet
+ * @in: the packet (IP header intact)
+ * @src: set to its destination address, the answer's source
+ * @dst: set to its source address, the answer's destination
+ *
+ * Return: the address family, %AF_INET or %AF_INET6.
+ */
+u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
+		       union smartt_addr *dst)
+{
+	if (ip_hdr(in)->version == 4) {
+		src->v4 = ip_hdr(in)->daddr;
+		dst->v4 = ip_hdr(in)->saddr;
+		return AF_INET;
+	}
+	src->v6 = ipv6_hdr(in)->daddr;
+	dst->v6 = ipv6_hdr(in)->saddr;
+	return AF_INET6;
+}
+
+/**
  * smartt_err_ratelimit_set() - set a netns's error packet rate limit
  * @sn: the netns's transport state
  * @ms: ms between two error packets, 0 for no limit
@@ -572,15 +593,7 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	skb = smartt_error_skb(net, dx->x.dport, dx->x.sport, dx->x.epoch, code, dx->msg_id);
 	if (!skb)
 		return;
-	if (ip_hdr(in)->version == 4) {
-		family = AF_INET;
-		src.v4 = ip_hdr(in)->daddr;
-		dst.v4 = ip_hdr(in)->saddr;
-	} else {
-		family = AF_INET6;
-		src.v6 = ipv6_hdr(in)->daddr;
-		dst.v6 = ipv6_hdr(in)->saddr;
-	}
+	family = smartt_reply_addrs(in, &src, &dst);
 	smartt_xmit(net, usk, family, NULL, &src, &dst, skb, get_random_u32(), false);
 }
 

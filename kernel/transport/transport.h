@@ -107,6 +107,7 @@ struct smartt_path;
 /* &struct smartt_txseg.crp */
 #define SMARTT_TXSEG_SPEC	0x01
 #define SMARTT_TXSEG_SPEC_DROP	0x02
+#define SMARTT_TXSEG_GRANTED	0x04
 
 /* CRP reservations a peer's sender holds at once (crp.c). */
 #define SMARTT_CRP_SEGS		16
@@ -181,7 +182,8 @@ struct smartt_crp_cfg {
  * @state: &enum smartt_seg_state
  * @crp: cc "crp": %SMARTT_TXSEG_SPEC (the last transmission was
  *	speculative), %SMARTT_TXSEG_SPEC_DROP (a port trimmed it for TTW and
- *	it was not sent again yet)
+ *	it was not sent again yet), %SMARTT_TXSEG_GRANTED (it was sent under
+ *	the grant)
  * @entropy: path entropy of the last (re)transmission
  * @sent_ns: last (re)transmission time
  */
@@ -687,6 +689,8 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
 		       const struct smartt_data_ext *dx, u32 code);
 bool smartt_skb_not_unicast(const struct sk_buff *skb);
+u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
+		       union smartt_addr *dst);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u32 code);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
