@@ -86,21 +86,14 @@ const struct smartt_crp_cfg smartt_crp_defaults = {
 int smartt_crp_cfg_parse(const char *text, struct smartt_crp_cfg *c)
 {
 	char buf[sizeof_field(struct smartt_net, crp_text)];
-	char *p = buf, *tok;
+	char *p = buf, *tok, *val;
+	int i, rc;
+	u32 v;
 
 	*c = smartt_crp_defaults;
 	if (strscpy(buf, text, sizeof(buf)) < 0)
 		return -EINVAL;
-	while ((tok = strsep(&p, " \t\n,")) != NULL) {
-		char *val = strchr(tok, '=');
-		u32 v;
-		int i;
-
-		if (!*tok)
-			continue;
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
+	while ((rc = smartt_knob_next(&p, &tok, &val)) > 0) {
 		if (!strcmp(tok, "spec_bytes")) {
 			if (smartt_cc_parse_num(val, false, &v) || v > SMARTT_MSG_MAX_LIMIT)
 				return -EINVAL;
@@ -112,6 +105,8 @@ int smartt_crp_cfg_parse(const char *text, struct smartt_crp_cfg *c)
 			return -EINVAL;
 		crp_knob_set(&c->k, i, v);
 	}
+	if (rc)
+		return rc;
 	return crp_knobs_validate(&c->k) ? -EINVAL : 0;
 }
 

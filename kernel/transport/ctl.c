@@ -175,29 +175,50 @@ static void smartt_ctl_crp_set(struct smartt_net *sn, const struct smartt_crp_cf
 	spin_unlock_bh(&sn->crp_lock);
 }
 
+/**
+ * smartt_knob_next() - the next "name=value" of a knob override text
+ * @p: the text, NUL-terminated and writable; advanced past the entry
+ * @name: set to the entry's name
+ * @val: set to its value
+ *
+ * Entries are separated by spaces, tabs, newlines or commas; empty ones
+ * are skipped.  The text is cut in place.
+ *
+ * Return: 1 for an entry, 0 at the end, -EINVAL for an entry without '='.
+ */
+int smartt_knob_next(char **p, char **name, char **val)
+{
+	char *tok;
+
+	while ((tok = strsep(p, " \t\n,")) != NULL) {
+		if (!*tok)
+			continue;
+		*val = strchr(tok, '=');
+		if (!*val)
+			return -EINVAL;
+		*(*val)++ = '\0';
+		*name = tok;
+		return 1;
+	}
+	return 0;
+}
+
 /* Apply "name=value ..." (lb.c's knob names, decimal) to @k. */
 static int smartt_ctl_parse_knobs(const char *text, struct smartt_lb_knobs *k)
 {
 	char buf[sizeof_field(struct smartt_net, lb_text)];
-	char *p = buf, *tok;
+	char *p = buf, *name, *val;
+	int i, rc;
+	u32 v;
 
 	strscpy(buf, text, sizeof(buf));
-	while ((tok = strsep(&p, " \t\n,")) != NULL) {
-		char *val = strchr(tok, '=');
-		u32 v;
-		int i;
-
-		if (!*tok)
-			continue;
-		if (!val)
-			return -EINVAL;
-		*val++ = '\0';
-		i = smartt_lb_knob_find(tok);
+	while ((rc = smartt_knob_next(&p, &name, &val)) > 0) {
+		i = smartt_lb_knob_find(name);
 		if (i < 0 || kstrtou32(val, 0, &v))
 			return -EINVAL;
 		smartt_lb_knob_set(k, i, v);
 	}
-	return 0;
+	return rc;
 }
 
 /* The knobs of a selector @kind with the overrides @text; -EINVAL if bad. */

@@ -587,6 +587,7 @@ u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer)
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	struct smartt_rel *r = &peer->rel;
+	u64 base;
 
 	if (r->ack_due && now >= r->ack_due) {
 		struct smartt_hdr dh = {
@@ -604,11 +605,12 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 	if (!smartt_rel_strack(smartt_sk(sk)) || peer->snd_una == peer->snd_nxt ||
 	    list_empty(&peer->tx_msgs))
 		return;
+	base = smartt_rel_base(sk, peer);
 	smartt_send_probe(sk, peer, now);
 	trace_smartt_probe(smartt_sk(sk)->port, peer->port, SMARTT_PROBE_V_SENT,
-			   peer->snd_una, peer->snd_nxt, 0, smartt_rel_base(sk, peer), 0, 0);
+			   peer->snd_una, peer->snd_nxt, 0, base, 0, 0);
 	r->probe_sent = now;
-	r->probe_at = now + SMARTT_PROBE_RTTS * smartt_rel_base(sk, peer);
+	r->probe_at = now + SMARTT_PROBE_RTTS * base;
 }
 
 /**

@@ -787,6 +787,7 @@ u64 smartt_crp_deadline(const struct smartt_peer *peer);
 void smartt_crp_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
 
 /* ctl.c */
+int smartt_knob_next(char **p, char **name, char **val);
 int smartt_ctl_net_init(struct net *net);
 void smartt_ctl_net_exit(struct net *net);
 int smartt_ctl_set_lb(struct sock *sk, sockptr_t optval, unsigned int optlen);
