@@ -317,15 +317,15 @@ static unsigned int tin_need(u8 type)
 {
 	switch (type) {
 	case SMARTT_PKT_DATA:
-		return SMARTT_DATA_HLEN;
+		return SMARTT_V1_DATA_HLEN;
 	case SMARTT_PKT_ACK:
 	case SMARTT_PKT_NACK:
 	case SMARTT_PKT_PROBE_ACK:
-		return SMARTT_ACK_HLEN;
+		return SMARTT_V1_ACK_HLEN;
 	case SMARTT_PKT_PROBE:
-		return SMARTT_PROBE_HLEN;
+		return SMARTT_V1_PROBE_HLEN;
 	case SMARTT_PKT_CTRL:
-		return SMARTT_CTRL_HLEN;
+		return SMARTT_V1_CTRL_HLEN;
 	case SMARTT_PKT_CRP_REQ:
 	case SMARTT_PKT_CRP_GRANT:
 	case SMARTT_PKT_CRP_RETRY:
@@ -555,7 +555,7 @@ static void tin_data_fields(struct kunit *test)
 		struct tin_snap before, after;
 
 		/* A peer of its own per case: each starts a fresh epoch. */
-		tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, pay, 2000 + i,
+		tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, pay, 2000 + i,
 			  TIN_PORT6);
 		h->flags = htons(k->flags);
 		h->payload_len = htons(k->payload_len);
@@ -566,9 +566,9 @@ static void tin_data_fields(struct kunit *test)
 		dx->seg_size = htonl(k->seg_size);
 		if (k->una_above_psn)
 			dx->snd_una = cpu_to_be64(be64_to_cpu(h->psn) + 1);
-		memset(c->buf + SMARTT_DATA_HLEN, 0xa5, pay);
+		memset(c->buf + SMARTT_V1_DATA_HLEN, 0xa5, pay);
 		tin_snap(&before);
-		tin_rcv(test, &ad, SMARTT_DATA_HLEN + pay, &after);
+		tin_rcv(test, &ad, SMARTT_V1_DATA_HLEN + pay, &after);
 		tin_expect(test, &before, &after, k->want, k->malformed, k->name);
 		last = -1;
 		tin_drain(c->s6, rbuf, TIN_BUF, &last);
@@ -754,27 +754,27 @@ static void tin_misaddressed(struct kunit *test)
 	struct tin_addr v4 = { .v4 = true, .pkt_type = PACKET_HOST };
 	struct tin_snap before, after;
 
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
+	tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
 	tin_hdr(c)->magic = htons(SMARTT_MAGIC ^ 1);
 	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v6, SMARTT_V1_DATA_HLEN, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_MAGIC, true, "magic");
 
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
+	tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
 	tin_hdr(c)->version = SMARTT_WIRE_VERSION + 1;
 	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v6, SMARTT_V1_DATA_HLEN, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_VERSION, true, "version");
 
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT_NONE);
+	tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, 0, 4000, TIN_PORT_NONE);
 	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v6, SMARTT_V1_DATA_HLEN, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_NO_SOCKET, false, "no socket");
 
 	/* IPv4 to the IPv6 socket's port: that socket does not take IPv4. */
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
+	tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
 	tin_snap(&before);
-	tin_rcv(test, &v4, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v4, SMARTT_V1_DATA_HLEN, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_NO_SOCKET, false, "family");
 }
 
@@ -801,7 +801,7 @@ static void tin_reassembly(struct kunit *test)
 		struct tin_snap before, after;
 		char what[32];
 
-		tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, plen, 5000, TIN_PORT6);
+		tin_build(c, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN / 8, plen, 5000, TIN_PORT6);
 		h->psn = cpu_to_be64(base + k);
 		dx->msg_id = cpu_to_be64(base);
 		dx->msg_len = cpu_to_be64(len);
@@ -809,10 +809,10 @@ static void tin_reassembly(struct kunit *test)
 		dx->seg_size = htonl(seg);
 		dx->snd_una = cpu_to_be64(base);
 		for (b = 0; b < plen; b++)
-			c->buf[SMARTT_DATA_HLEN + b] = (u8)(off + b) ^ 0x5a;
+			c->buf[SMARTT_V1_DATA_HLEN + b] = (u8)(off + b) ^ 0x5a;
 		snprintf(what, sizeof(what), "segment %u (%u)", k, i);
 		tin_snap(&before);
-		tin_rcv(test, &ad, SMARTT_DATA_HLEN + plen, &after);
+		tin_rcv(test, &ad, SMARTT_V1_DATA_HLEN + plen, &after);
 		tin_expect(test, &before, &after, i == 2 ? SMARTT_STAT_RX_DUP : SMARTT_STAT_RX_DATA,
 			   false, what);
 		n = tin_drain(c->s6, rbuf, TIN_BUF, &last);

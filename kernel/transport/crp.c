@@ -166,7 +166,7 @@ static u32 smartt_crp_wire(const struct smartt_peer *peer, u32 plen)
 {
 	u32 iph = peer->family == AF_INET ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 
-	return plen + SMARTT_DATA_HLEN + sizeof(struct udphdr) + iph + ETH_HLEN;
+	return plen + SMARTT_V1_DATA_HLEN + sizeof(struct udphdr) + iph + ETH_HLEN;
 }
 
 /**

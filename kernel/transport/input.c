@@ -694,18 +694,18 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_VERSION, true);
 	switch (h->type) {
 	case SMARTT_PKT_DATA:
-		need = SMARTT_DATA_HLEN;
+		need = SMARTT_V1_DATA_HLEN;
 		break;
 	case SMARTT_PKT_ACK:
 	case SMARTT_PKT_NACK:
 	case SMARTT_PKT_PROBE_ACK:
-		need = SMARTT_ACK_HLEN;
+		need = SMARTT_V1_ACK_HLEN;
 		break;
 	case SMARTT_PKT_PROBE:
-		need = SMARTT_PROBE_HLEN;
+		need = SMARTT_V1_PROBE_HLEN;
 		break;
 	case SMARTT_PKT_CTRL:
-		need = SMARTT_CTRL_HLEN;
+		need = SMARTT_V1_CTRL_HLEN;
 		break;
 	case SMARTT_PKT_CRP_REQ:
 	case SMARTT_PKT_CRP_GRANT:

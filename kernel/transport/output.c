@@ -26,7 +26,7 @@
 
 static u32 smartt_mss(u32 mtu, u32 iph)
 {
-	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_DATA_HLEN;
+	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_V1_DATA_HLEN;
 
 	if (mtu < hdr + SMARTT_SEG_MIN)
 		return SMARTT_SEG_MIN;
@@ -274,7 +274,7 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	u64 off = (u64)s->seg * peer->mss;
 	u32 ev;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_DATA_HLEN + s->len, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_V1_DATA_HLEN + s->len, GFP_ATOMIC);
 	if (!skb) {
 		/* The segment stays in flight: the RTO sends it again. */
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
@@ -284,7 +284,7 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	/* Every transmission, retransmissions too, asks the selector. */
 	ev = smartt_path_next(sk, peer, psn, s->len, rtx);
 	s->entropy = ev;
-	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, ev, psn, s->len);
+	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_V1_DATA_HLEN, ev, psn, s->len);
 	h->flags = htons((rtx ? SMARTT_F_RTX : 0) | crp |
 			 smartt_rel_data_flags(sk, peer, psn, rtx));
 	x = (struct smartt_data_ext *)(h + 1);
@@ -397,20 +397,20 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 		     const struct smartt_hdr *dh, const struct smartt_data_ext *dx,
 		     bool ce)
 {
-	u64 sack[SMARTT_SACK_WORDS] = {};
+	u64 sack[SMARTT_V1_SACK_WORDS] = {};
 	struct smartt_ack_ext *a;
 	struct smartt_hdr *h;
 	struct sk_buff *skb;
 	unsigned int i;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_V1_ACK_HLEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
 		return;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
 	/* The ACK goes back on the entropy of the packet it answers. */
-	h = smartt_build_hdr(skb, type, SMARTT_ACK_HLEN, ntohl(dh->entropy),
+	h = smartt_build_hdr(skb, type, SMARTT_V1_ACK_HLEN, ntohl(dh->entropy),
 			     be64_to_cpu(dh->psn), 0);
 	if (ce)
 		h->flags = htons(SMARTT_F_ECN_ECHO);
@@ -431,7 +431,7 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
 	for (i = 0; i + 1 < SMARTT_WIN; i++)
 		if (test_bit((peer->rcv_nxt + 1 + i) % SMARTT_WIN, peer->rx_bitmap))
 			sack[i / 64] |= 1ULL << (i % 64);
-	for (i = 0; i < SMARTT_SACK_WORDS; i++)
+	for (i = 0; i < SMARTT_V1_SACK_WORDS; i++)
 		a->sack[i] = cpu_to_be64(sack[i]);
 	smartt_stat_inc(sock_net(sk), type == SMARTT_PKT_NACK ? SMARTT_STAT_TX_NACKS :
 			SMARTT_STAT_TX_ACKS);
@@ -544,13 +544,13 @@ static struct sk_buff *smartt_error_skb(struct net *net, __be16 sport, __be16 dp
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_CTRL_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_V1_CTRL_HLEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
 		return NULL;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
-	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_CTRL_HLEN, 0, 0, 0);
+	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_V1_CTRL_HLEN, 0, 0, 0);
 	c = (struct smartt_ctrl_ext *)(h + 1);
 	c->x.sport = sport;
 	c->x.dport = dport;

@@ -532,7 +532,7 @@ static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now
 	struct sk_buff *skb;
 	u32 ev;
 
-	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_PROBE_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_V1_PROBE_HLEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
 		return;
@@ -540,7 +540,7 @@ static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now
 	skb_reserve(skb, SMARTT_PROBE_HEADROOM);
 	/* a path of the selector's, fed back by the PROBE_ACK like an ACK */
 	ev = smartt_path_next(sk, peer, peer->snd_una, 0, true);
-	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_PROBE_HLEN, ev,
+	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_V1_PROBE_HLEN, ev,
 			     peer->snd_una, 0);
 	h->flags = htons(SMARTT_F_ACK_REQ);
 	x = (struct smartt_probe_ext *)(h + 1);

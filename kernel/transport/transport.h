@@ -38,7 +38,7 @@
 #endif
 
 /* Packets in flight per peer: the PSN window; equals the SACK reach. */
-#define SMARTT_WIN		SMARTT_SACK_BITS
+#define SMARTT_WIN		256
 /* Peers per socket. */
 #define SMARTT_MAX_PEERS	1024
 /* Peer lookup: a seeded hash of address and port into this many buckets. */
