@@ -110,7 +110,7 @@ ms() { s "$1" "\"%.1f ms\" % ((d[\"$2\"] or 0) / 1e6)"; }
 delay_floor=4000000
 half=$((STANDING_MS * 500000))
 full=$((STANDING_MS * 1000000))
-port=7200
+port=1720
 for cc in $CCS; do
 	port=$((port + 1))
 	sf set h0 nic_ts=on >/dev/null && sf set h1 nic_ts=on >/dev/null

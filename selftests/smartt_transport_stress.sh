@@ -80,11 +80,11 @@ netem_mess() {
 		loss 1% duplicate 1% reorder 5% 50% || return 1
 	out=$(mktemp)
 	# shellcheck disable=SC2086 # the sizes are words
-	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 6100 $sizes >"$out" 2>&1 &
+	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 1610 $sizes >"$out" 2>&1 &
 	rpid=$!
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
 	# shellcheck disable=SC2086
-	if ! ip netns exec "$a" "$bin" send 4 198.18.0.2 6100 $sizes; then
+	if ! ip netns exec "$a" "$bin" send 4 198.18.0.2 1610 $sizes; then
 		kill "$rpid"
 		wait "$rpid"
 		cat "$out"
