@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -96,6 +97,9 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 		perror("reply socket");
 		return 1;
 	}
+	/* UET answers carry a zero UDP checksum, which IPv6 refuses by default. */
+	if (fam == AF_INET6)
+		setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	/* Our own group packets must not look like answers. */
 	if (fam == AF_INET)
 		setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &zero, sizeof(zero));

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -97,7 +98,7 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
 	struct sockaddr_storage local;
 	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
-	int big = 4 << 20, fd;
+	int big = 4 << 20, one = 1, fd;
 	char port[8];
 
 	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
@@ -107,6 +108,9 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 	}
 	fd = socket(fam, SOCK_DGRAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    /* UET answers carry a zero UDP checksum, which IPv6 refuses by default */
+	    (fam == AF_INET6 &&
+	     setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one))) ||
 	    bind(fd, (struct sockaddr *)&local, llen)) {
 		perror("UDP socket");
 		freeaddrinfo(*ai);
