@@ -30,6 +30,7 @@
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/dsfield.h>
 #include <net/ip6_fib.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
@@ -515,7 +516,8 @@ static void tin_header_bounds(struct kunit *test, bool v4)
 				tin_build_ctl(c, type, nh, 0, 1, 0, max_t(unsigned int, len, 16));
 				memset(c->buf + 10, 0, 2);
 			}
-			if (len >= SMARTT_CRC_LEN)
+			/* a trailer where it leaves the prologue whole */
+			if (len >= SMARTT_CRC_LEN + 2)
 				tin_crc(c, len - SMARTT_CRC_LEN);
 			if (len < 2) {
 				want = SMARTT_STAT_DROP_SHORT;
