@@ -18,6 +18,11 @@
 #error "smartt needs tcp_snd_cwnd_set() (Linux 5.18 or later)"
 #endif
 
+/* The transport's packets end with a CRC32C: crc32c() of libcrc32c. */
+#if !IS_ENABLED(CONFIG_LIBCRC32C)
+#error "smartt needs CONFIG_LIBCRC32C (the CRC32C trailer of its packets)"
+#endif
+
 /* Sysctl tables: const from 6.11 on. */
 #ifdef SMARTT_HAVE_CONST_CTL_TABLE
 #define SMARTT_CTL_TABLE_CONST const
