@@ -770,8 +770,11 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	now = ktime_get_ns();
 	smartt_peer_touch(sk, peer, now);
 	if (have_psn && psn + SMARTT_WIN > peer->snd_una) {
-		have_ev = peer->win[psn % SMARTT_WIN].psn == psn;
-		ev = peer->win[psn % SMARTT_WIN].entropy;
+		const struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+
+		/* the path of the transmission answered: RETX says which */
+		have_ev = s->psn == psn;
+		ev = flags & SMARTT_PDS_ACK_F_RETX ? s->entropy : s->entropy0;
 		if (!nack)
 			smartt_ack_rtt(peer, psn, flags & SMARTT_PDS_ACK_F_RETX, service, now,
 				       &raw, &rtt);

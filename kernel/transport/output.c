@@ -316,6 +316,8 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	/* Every transmission, retransmissions too, asks the selector. */
 	o.entropy = smartt_path_next(sk, peer, psn, s->len, rtx);
 	s->entropy = o.entropy;
+	if (!rtx)
+		s->entropy0 = o.entropy;
 	if (rtx)
 		flags |= SMARTT_PDS_REQ_F_RETX;
 	if (smartt_rel_data_ar(sk, peer, psn, rtx))

@@ -205,6 +205,8 @@ struct smartt_crp_cfg {
  *	the grant)
  * @tx_count: transmissions (saturates at %SMARTT_TXSEG_TX_MAX)
  * @entropy: path entropy of the last (re)transmission
+ * @entropy0: path entropy of the first transmission (an ACK or NACK
+ *	without RETX answers that one)
  * @sent_ns: last (re)transmission time
  */
 struct smartt_txseg {
@@ -216,6 +218,7 @@ struct smartt_txseg {
 	u8 crp;
 	u8 tx_count;
 	u32 entropy;
+	u32 entropy0;
 	u64 sent_ns;
 };
 
