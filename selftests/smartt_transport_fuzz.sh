@@ -54,16 +54,16 @@ fuzz() {
 	flag=$(mktemp)
 	before=$(stat_b rx_packets)
 	pages0=$(stat_b mem_pages)
-	ip netns exec "$b" "$mbin" victim "$fam" 5114 36000 1000 >/dev/null 2>&1 &
+	ip netns exec "$b" "$mbin" victim "$fam" 1114 36000 1000 >/dev/null 2>&1 &
 	victim=$!
 	# legitimate transfers, one after another, until the fuzz ends
 	(
 		while [ -e "$flag" ]; do
 			out=$(mktemp)
-			ip netns exec "$b" "$bin" recv "$fam" 5113 1 1353 65536 300000 >"$out" 2>&1 &
+			ip netns exec "$b" "$bin" recv "$fam" 1113 1 1353 65536 300000 >"$out" 2>&1 &
 			rpid=$!
 			wait_output "$out" listening
-			ip netns exec "$a" "$bin" send "$fam" "$dst" 5113 1 1353 65536 300000 \
+			ip netns exec "$a" "$bin" send "$fam" "$dst" 1113 1 1353 65536 300000 \
 				>/dev/null 2>&1
 			wait "$rpid"
 			rc=$?
@@ -75,7 +75,7 @@ fuzz() {
 	t0=$(date +%s)
 	while [ "$sent" -lt "$n" ]; do
 		batch=$((n - sent > 20000 ? 20000 : n - sent))
-		i=$(ip netns exec "$a" "$bin" mutate "$fam" "$dst" 5114 "$batch" "$seed") || i=-1
+		i=$(ip netns exec "$a" "$bin" mutate "$fam" "$dst" 1114 "$batch" "$seed") || i=-1
 		[ "$i" -gt 0 ] || { say "mutate failed ($i)"; break; }
 		sent=$((sent + i))
 		seed=$((seed + 1))

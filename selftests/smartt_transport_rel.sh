@@ -70,7 +70,7 @@ transfer() {
 
 CC=strack REL=strack
 check "cc strack, reliability strack: 1 B to 1 MB, byte for byte, exactly once" \
-	transfer 6001 1 1353 65536 300000 1000000
+	transfer 1601 1 1353 65536 300000 1000000
 check "the receiver coalesced ACKs (acks_coalesced > 0)" \
 	test "$(stat "$b" acks_coalesced)" -gt 0
 
@@ -88,7 +88,7 @@ ack_ratio() {
 		acks=$(stat "$b" tx_acks)
 		data=$(stat "$b" rx_data)
 		forced=$(( $(stat "$b" acks_delayed) + $(stat "$b" acks_requested) ))
-		CC=none REL=$rel transfer 6004 1000000 >/dev/null || return 1
+		CC=none REL=$rel transfer 1604 1000000 >/dev/null || return 1
 		acks=$(( $(stat "$b" tx_acks) - acks ))
 		data=$(( $(stat "$b" rx_data) - data ))
 		forced=$(( $(stat "$b" acks_delayed) + $(stat "$b" acks_requested) - forced ))
@@ -113,7 +113,7 @@ lossy() {
 		duplicate 2% reorder 25% 50% &&
 	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% || return 1
-	transfer 6002 1 1353 65536 300000
+	transfer 1602 1 1353 65536 300000
 	rc=$?
 	ip netns exec "$a" tc qdisc del dev veth-a root
 	ip netns exec "$b" tc qdisc del dev veth-b root
@@ -163,7 +163,7 @@ one_drop() {
 	done
 	drop_filter "$psn" || { drop_clear; return 1; }
 	od_delivered=true
-	transfer 6003 "$size" || { rc=1; od_delivered=false; }
+	transfer 1603 "$size" || { rc=1; od_delivered=false; }
 	dropped=$(drop_count)
 	od_dropped=${dropped:-0}
 	drop_clear
