@@ -126,8 +126,8 @@ def probe(psn, opaque=0, spdcid=1, dpdcid=1, base_psn=0):
 
 def crp(ptype, hdr=None, ext=None):
     """A CRP control packet (no UET, no trailer): @hdr and @ext override
-    fields of struct smartt_hdr and struct smartt_crp_ext given as lists in
-    the order of CRP_HDR_FMT and CRP_EXT_FMT."""
+    fields of struct smartt_hdr and struct smartt_crp_ext, {index: value}
+    with the indexes of CRP_HDR_FMT and CRP_EXT_FMT."""
     h = [SMARTT_MAGIC, CRP_VERSION, ptype, 0, 0, CRP_HLEN // 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
     x = [0] * 16
     for i, v in (hdr or {}).items():
