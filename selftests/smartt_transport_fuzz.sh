@@ -3,10 +3,11 @@
 #
 # The transport's receive path under a long structure-aware fuzz: netns
 # host a sends SMARTT_FUZZ_PACKETS (default 10^6) packets of every type
-# (smartt_transport_test mutate: valid headers mutated field by field at
-# their boundaries, random lengths, truncations, wrong hdr_words, huge
-# offsets and lengths, ACK/NACK/SACK for unknown and future PSNs, stale and
-# future epochs, duplicates), over IPv4 and IPv6 in turn, at a live socket
+# (smartt_transport_test mutate: valid wire format v2 headers mutated field
+# by field at their boundaries, random lengths, truncations, bad CRC32C
+# trailers, huge offsets and lengths, ACK/NACK/SACK for unknown and future
+# PSNs, unknown and known PDC ids, SYN and not, duplicates), over IPv4 and
+# IPv6 in turn, at a live socket
 # of b's, while legitimate transfers to another socket of b's run one
 # after another the whole time.  Every transfer arrives byte for byte and
 # exactly once, every fuzz packet reaches the module (rx_packets), and

@@ -9,7 +9,7 @@
 #     byte, and waits 2 s more for a duplicate);
 #  2. a sender restarts in the middle of a message: killed while a 2 MB
 #     message is being received, then a new socket on the same transport
-#     port (a new epoch) sends three messages: they arrive whole, the old
+#     port (a new sender PDC) sends three messages: they arrive whole, the old
 #     partial one never does, and its memory is returned (mem_pages);
 #  3. 10^4 peers from as many source addresses (IP_TRANSPARENT) at one
 #     socket: at most 1024 kept, the rest refused (drop_peers) or room
@@ -144,13 +144,13 @@ restart() {
 	rc=$?
 	sleep 1
 	m1=$(stat "$b" mem_pages)
-	say "killed after $p0 packets of 2 MB (mem_pages $m0 -> $p1); the new epoch's" \
+	say "killed after $p0 packets of 2 MB (mem_pages $m0 -> $p1); the new sender PDC's" \
 		"messages: $(cat "$out"); mem_pages then $m1"
 	rm -f "$out"
 	[ "$rc" = 0 ] && [ "$p0" -ge 1 ] && [ "$p0" -lt 1000 ] && [ "$p1" -gt "$m0" ] &&
 		[ "$m1" -le "$m0" ]
 }
-check "a sender restarted mid-message (new epoch): its new messages whole, the partial one dropped and its memory returned" \
+check "a sender restarted mid-message (a new sender PDC): its new messages whole, the partial one dropped and its memory returned" \
 	restart
 plain_links
 

@@ -690,7 +690,7 @@ TEST_F(api, peer_restarts)
 	ASSERT_GE(rx, 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 1000 + i));
-	/* The sender restarts: a new epoch from the same address and port. */
+	/* The sender restarts: a new sender PDC from the same address and port. */
 	close(tx);
 	tx = smartt_socket(self->fam, 1701);
 	ASSERT_GE(tx, 0);

@@ -818,7 +818,7 @@ struct tin_data_case {
 #define TIN_SOM (SMARTT_SES_F_SOM | SMARTT_SES_F_EOM)
 #define TIN_OP SMARTT_SES_OPCODE_SEND
 #define TIN_SYN SMARTT_PDS_REQ_F_SYN
-#define TIN_ZERO (1U << 31)	/* tin_data_case.initiator: port 0 */
+#define TIN_ZERO BIT(31)	/* tin_data_case.initiator: port 0 */
 
 static const struct tin_data_case tin_data_cases[] = {
 	{ "valid", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, 0,

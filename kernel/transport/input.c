@@ -314,13 +314,6 @@ static struct sk_buff *smartt_rx_seg_skb(struct net *net, struct sk_buff *skb,
 	return n;
 }
 
-/*
- * Internal PSNs and message numbers of a receive state start 2^32 above
- * the first wire value: extending a 32-bit (16-bit) wire value to the
- * nearest one never wraps below zero.
- */
-#define SMARTT_RX_BIAS	BIT_ULL(32)
-
 /**
  * struct smartt_data_view - the fields of a checked DATA packet
  * @d: its headers

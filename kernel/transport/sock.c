@@ -964,7 +964,7 @@ static void smartt_peer_info(struct smartt_peer *p, struct smartt_peer_info *pi)
 	pi->rx_msgs = smartt_list_count(&p->rx_msgs);
 	pi->snd_una = p->snd_una;
 	pi->snd_nxt = p->snd_nxt;
-	pi->rcv_nxt = p->rcv_nxt;
+	pi->rcv_nxt = smartt_rx_psn(p);
 	pi->retransmits = p->retransmits;
 	pi->rtos = p->rtos;
 }

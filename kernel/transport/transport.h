@@ -90,6 +90,13 @@
 /* Default window of cc "none", in segments. */
 #define SMARTT_WINDOW_SEGS	64
 
+/*
+ * Internal PSNs and message numbers of a receive state start 2^32 above
+ * the first wire value: extending a 32-bit (16-bit) wire value to the
+ * nearest one never wraps below zero.  smartt_rx_psn() takes it off.
+ */
+#define SMARTT_RX_BIAS		BIT_ULL(32)
+
 /* &struct smartt_sock.cc: a fixed window, or a SMaRTT profile. */
 #define SMARTT_CC_NONE		(-1)
 
@@ -455,6 +462,12 @@ struct smartt_sock {
 	struct timer_list timer;
 	struct ipv6_pinfo inet6;
 };
+
+/* A peer's rcv_nxt as the peer's PSNs count (0: nothing received). */
+static inline u64 smartt_rx_psn(const struct smartt_peer *p)
+{
+	return p->rx_rpdcid ? p->rcv_nxt - SMARTT_RX_BIAS : 0;
+}
 
 static inline struct smartt_sock *smartt_sk(const struct sock *sk)
 {

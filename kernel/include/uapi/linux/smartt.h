@@ -114,9 +114,10 @@ enum smartt_pds_nh {
 	SMARTT_PDS_NH_RSP_DATA_SMALL	= 6,
 };
 
-/**
+/*
  * enum smartt_pds_ctl_type - CTRL type, in the next header bits of a
- *	%SMARTT_PDS_CTRL prologue.  smartt sends and answers only PROBE.
+ * %SMARTT_PDS_CTRL prologue (UET's names).  smartt sends and answers only
+ * PROBE.
  */
 enum smartt_pds_ctl_type {
 	SMARTT_PDS_CTL_NOOP		= 0,
@@ -282,12 +283,11 @@ struct smartt_pds_ack_cc {
 	struct smartt_nscc_state nscc;
 };
 
-/**
- * enum smartt_nack_code - &struct smartt_pds_nack.nack_code.
- *
- * The codes of UET; smartt sends TRIMMED, TRIMMED_LASTHOP, NO_RESOURCE,
- * PSN_OOR_WINDOW and EXP_NORMAL (with vendor code
- * %SMARTT_NACK_VENDOR_CRP_SPEC_DROP).
+/*
+ * enum smartt_nack_code - &struct smartt_pds_nack.nack_code: UET's codes,
+ * with UET's names.  smartt sends TRIMMED, TRIMMED_LASTHOP and EXP_NORMAL
+ * (with vendor code %SMARTT_NACK_VENDOR_CRP_SPEC_DROP); it takes those
+ * three and drops the others.
  */
 enum smartt_nack_code {
 	SMARTT_NACK_TRIMMED		= 0x01,
