@@ -2,8 +2,8 @@
 /*
  * smartt-fabric: map layouts shared by the tc programs (smartt_port.bpf.c)
  * and their controller (smartt_fabric_ctl.c).  Plain fixed-size types only;
- * both sides include this file, BPF after vmlinux.h, userspace after
- * <linux/types.h>.
+ * both sides include this file after linux/smartt.h, BPF after vmlinux.h,
+ * userspace after <linux/types.h>.
  *
  * A port is identified by the ifindex of its network device.  smartt-fabric
  * gives every fabric device an ifindex that is unique across all the
@@ -21,20 +21,41 @@
 /* Queue occupancy histogram: SF_HIST_BINS bins of cfg.hist_bin_bytes. */
 #define SF_HIST_BINS		16
 
-/* Largest L4 length (UDP header + smartt header + kept payload) of a
- * trimmed packet; bounds the checksum buffer of the trimming code.
+/* Largest L4 length (UDP header + kept payload) of a trimmed packet;
+ * bounds the checksum buffer of the trimming code.
  */
 #define SF_TRIM_L4_MAX		256
+
+/*
+ * Trimming keeps this many bytes of UDP payload: a port's trim_bytes lies
+ * in SF_TRIM_BYTES_MIN..SF_TRIM_BYTES_MAX, by default
+ * SMARTT_TRIM_BYTES_DEFAULT (the UET PDS and SES headers of transport
+ * DATA).  The minimum keeps the PDS request header, which is what the
+ * receiver needs for its NACK.
+ */
+#define SF_TRIM_BYTES_MIN	12
+#define SF_TRIM_BYTES_MAX	(SF_TRIM_L4_MAX - 8)
+
+/*
+ * The port programs classify and trim packets by their DSCP alone, never
+ * by what the UDP payload holds (Documentation/bpf.rst, "Classes").  The
+ * DSCP code points are read-only settings of the programs (dscp_* in
+ * smartt_port.bpf.c), set by the controller at load time; their defaults
+ * are the uAPI's SMARTT_DSCP_*.  The only payload the programs read is
+ * CRP's control packets, on UDP port crp_udp_port (default
+ * SMARTT_CRP_UDP_PORT_DEFAULT, never SMARTT_UDP_PORT_DEFAULT) with
+ * smartt_hdr.version SMARTT_WIRE_VERSION.
+ */
 
 /* struct sf_port_cfg.flags */
 #define SF_PORT_EMULATE		0x0001	/* egress: emulate this port */
 #define SF_PORT_ECN		0x0002	/* egress: RED/ECN marking on */
-#define SF_PORT_TRIM		0x0004	/* egress: trim smartt DATA on overflow */
+#define SF_PORT_TRIM		0x0004	/* egress: trim trimmable DSCPs on overflow */
 #define SF_PORT_BLACKHOLE	0x0008	/* egress: drop everything (fault) */
 #define SF_PORT_LAST_HOP	0x0010	/* egress: port faces a host */
 #define SF_PORT_EDT		0x0020	/* egress: fq honours skb->tstamp */
-#define SF_PORT_NIC_TS		0x0040	/* egress+ingress: host NIC, stamp smartt */
-#define SF_PORT_PRIO		0x0080	/* egress: control packets bypass data */
+#define SF_PORT_NIC		0x0040	/* egress: a host NIC (no CRP class, no TTW) */
+#define SF_PORT_PRIO		0x0080	/* egress: priority DSCPs bypass data */
 
 /* skb->priority values the htb backend classifies on (major 1:). */
 #define SF_HTB_PRIO_CLASS	0x00010001	/* 1:1 high-priority class */
@@ -45,7 +66,7 @@
  * @rate_bps: line rate, bits per second of L2 frame bytes (skb->len).
  * @delay_ns: propagation delay added after serialisation (EDT backend).
  * @buffer_bytes: data-queue buffer; a packet that would exceed it is trimmed
- *	(smartt DATA with trimming on) or dropped.
+ *	(a trimmable DSCP with trimming on) or dropped.
  * @kmin_bytes: RED lower threshold (no mark below).
  * @kmax_bytes: RED upper threshold (always mark at or above).
  * @flags: SF_PORT_* bits.
@@ -53,9 +74,8 @@
  * @peer_ifindex: ifindex of the device at the other end of this link; the
  *	ingress program of @peer_ifindex's peer (i.e. this device's ingress)
  *	uses it to find the upstream port whose queue the packet just left.
- * @trim_bytes: frame length after trimming; 0 = cut right after the smartt
- *	header.
- * @trim_dscp: DSCP written into trimmed packets (0..63).
+ * @trim_bytes: UDP payload bytes a trimmed packet keeps,
+ *	%SF_TRIM_BYTES_MIN..%SF_TRIM_BYTES_MAX.
  * @pad0: zero.
  * @standing_bytes: emulated standing occupancy of the data queue (a test and
  *	background-load knob): the port behaves as if this many bytes of other
@@ -81,8 +101,7 @@ struct sf_port_cfg {
 	__u32 loss_permille;
 	__u32 peer_ifindex;
 	__u16 trim_bytes;
-	__u8  trim_dscp;
-	__u8  pad0;
+	__u16 pad0;
 	__u32 standing_bytes;
 	__u32 hist_bin_bytes;
 	__u32 prio_buffer_bytes;
@@ -169,7 +188,7 @@ struct sf_port_stats {
 	__u64 tx_pkts;		/* queued for transmission (any class) */
 	__u64 tx_bytes;		/* their bytes (after trimming) */
 	__u64 prio_pkts;	/* of which in the high-priority class */
-	__u64 trimmed;		/* of which trimmed smartt DATA */
+	__u64 trimmed;		/* of which trimmed here */
 	__u64 drop_buffer;	/* data queue full, not trimmable */
 	__u64 drop_prio;	/* high-priority queue full */
 	__u64 drop_blackhole;	/* port blackholed */
@@ -181,9 +200,6 @@ struct sf_port_stats {
 	__u64 ce_marked;	/* of which marked CE by this port */
 	__u64 ce_seen;		/* arrived already CE (marked upstream) */
 	__u64 mark_err;		/* CE marking failed (helper error) */
-	__u64 ts_tx;		/* NIC tx timestamps written */
-	__u64 ts_rx;		/* NIC rx timestamps written */
-	__u64 ts_err;		/* timestamp write failed */
 	__u64 hist[SF_HIST_BINS];	/* data occupancy seen by arrivals */
 	/* CRP (Documentation/crp.rst): requests passing this port's egress */
 	__u64 crp_req;		/* requests ANDed with the port's table */

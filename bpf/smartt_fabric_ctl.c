@@ -6,7 +6,7 @@
  * reads the per-port counters.  The smartt-fabric front end drives it; it
  * knows nothing about topologies.
  *
- *   smartt-fabric-bpf load   PINDIR [udp_port=N] [crp=0|1]
+ *   smartt-fabric-bpf load   PINDIR [crp_udp_port=N] [crp=0|1] [dscp_NAME=D...]
  *   smartt-fabric-bpf attach PINDIR NETNS DEV egress|ingress
  *   smartt-fabric-bpf cfg    PINDIR IFINDEX key=value...
  *   smartt-fabric-bpf get    PINDIR IFINDEX
@@ -18,6 +18,10 @@
  *   smartt-fabric-bpf crp_group PINDIR GROUP cmax=BYTES members=N
  *   smartt-fabric-bpf crp_show PINDIR [GROUP...]
  *
+ * load sets the programs' read-only settings: the UDP port of CRP's control
+ * packets and the DSCP code points (NAME: trimmable, trimmed,
+ * trimmed_lasthop, control, crp_spec, crp_granted, crp_spec_dropped; each
+ * 0..63, all distinct; defaults in smartt_fabric.h).
  * load crp=1 loads the port with CRP (smartt_port_crp.bpf.o); crp turns
  * CRP on with the fabric's knobs (checked with the core's
  * crp_knobs_validate()), crp_group gives a group its table (every cell
@@ -126,15 +130,39 @@ static int pin_obj(struct bpf_object *obj, struct bpf_program *eg, struct bpf_pr
 	return 0;
 }
 
+/* The DSCP code points, in the order of the load arguments' names. */
+enum { D_TRIMMABLE, D_TRIMMED, D_TRIMMED_LASTHOP, D_CONTROL, D_CRP_SPEC,
+       D_CRP_GRANTED, D_CRP_SPEC_DROPPED, D_NUM };
+
+static const struct {
+	const char *name;
+	__u8 def;
+} dscp_args[D_NUM] = {
+	[D_TRIMMABLE]		= { "dscp_trimmable", SMARTT_DSCP_TRIMMABLE },
+	[D_TRIMMED]		= { "dscp_trimmed", SMARTT_DSCP_TRIMMED },
+	[D_TRIMMED_LASTHOP]	= { "dscp_trimmed_lasthop", SMARTT_DSCP_TRIMMED_LASTHOP },
+	[D_CONTROL]		= { "dscp_control", SMARTT_DSCP_CONTROL },
+	[D_CRP_SPEC]		= { "dscp_crp_spec", SMARTT_DSCP_CRP_SPEC },
+	[D_CRP_GRANTED]		= { "dscp_crp_granted", SMARTT_DSCP_CRP_GRANTED },
+	[D_CRP_SPEC_DROPPED]	= { "dscp_crp_spec_dropped", SMARTT_DSCP_CRP_SPEC_DROPPED },
+};
+
 /* The port without CRP, or with it (the same source built with SF_CRP=1). */
-#define LOAD_PORT(type, port, ret) do {						\
+#define LOAD_PORT(type, port, d, ret) do {					\
 	struct type *skel = type##__open();					\
 										\
 	if (!skel) {								\
 		ret = err("cannot open BPF skeleton: %s", strerror(errno));	\
 		break;								\
 	}									\
-	skel->rodata->smartt_udp_port = port;					\
+	skel->rodata->crp_udp_port = port;					\
+	skel->rodata->dscp_trimmable = d[D_TRIMMABLE];				\
+	skel->rodata->dscp_trimmed = d[D_TRIMMED];				\
+	skel->rodata->dscp_trimmed_lasthop = d[D_TRIMMED_LASTHOP];		\
+	skel->rodata->dscp_control = d[D_CONTROL];				\
+	skel->rodata->dscp_crp_spec = d[D_CRP_SPEC];				\
+	skel->rodata->dscp_crp_granted = d[D_CRP_GRANTED];			\
+	skel->rodata->dscp_crp_spec_dropped = d[D_CRP_SPEC_DROPPED];		\
 	ret = type##__load(skel);						\
 	if (ret)								\
 		ret = err("cannot load BPF programs: %s", strerror(-ret));	\
@@ -146,26 +174,50 @@ static int pin_obj(struct bpf_object *obj, struct bpf_program *eg, struct bpf_pr
 
 static int cmd_load(int argc, char **argv)
 {
-	__u64 port = SMARTT_UDP_PORT_DEFAULT, crp = 0;
-	int i, ret;
+	__u64 port = SMARTT_CRP_UDP_PORT_DEFAULT, crp = 0, v;
+	__u8 d[D_NUM];
+	int i, j, ret;
 
+	for (j = 0; j < D_NUM; j++)
+		d[j] = dscp_args[j].def;
 	for (i = 0; i < argc; i++) {
-		if (!strncmp(argv[i], "udp_port=", 9)) {
-			if (parse_u64(argv[i] + 9, 65535, &port) || !port)
-				return err("bad udp_port '%s' (1..65535)", argv[i] + 9);
-		} else if (!strncmp(argv[i], "crp=", 4)) {
+		char *eq = strchr(argv[i], '=');
+		size_t n = eq ? (size_t)(eq - argv[i]) : 0;
+
+		if (!strncmp(argv[i], "crp_udp_port=", 13)) {
+			if (parse_u64(argv[i] + 13, 65535, &port) || !port ||
+			    port == SMARTT_UDP_PORT_DEFAULT)
+				return err("bad crp_udp_port '%s' (1..65535, not the UET port %d)",
+					   argv[i] + 13, SMARTT_UDP_PORT_DEFAULT);
+			continue;
+		}
+		if (!strncmp(argv[i], "crp=", 4)) {
 			if (parse_u64(argv[i] + 4, 1, &crp))
 				return err("bad crp '%s' (0 or 1)", argv[i] + 4);
-		} else {
-			return err("load: unknown argument '%s'", argv[i]);
+			continue;
 		}
+		for (j = 0; j < D_NUM; j++)
+			if (eq && strlen(dscp_args[j].name) == n &&
+			    !strncmp(argv[i], dscp_args[j].name, n))
+				break;
+		if (j == D_NUM)
+			return err("load: unknown argument '%s'", argv[i]);
+		if (parse_u64(eq + 1, SMARTT_DSCP_MAX, &v))
+			return err("bad %s '%s' (0..%d)", dscp_args[j].name, eq + 1, SMARTT_DSCP_MAX);
+		d[j] = v;
 	}
+	/* Every class must be told apart from every other. */
+	for (i = 0; i < D_NUM; i++)
+		for (j = i + 1; j < D_NUM; j++)
+			if (d[i] == d[j])
+				return err("%s and %s are both %u: the DSCP code points must be distinct",
+					   dscp_args[i].name, dscp_args[j].name, d[i]);
 	if (mkdir(pindir, 0700) && errno != EEXIST)
 		return err("mkdir %s: %s", pindir, strerror(errno));
 	if (crp)
-		LOAD_PORT(smartt_port_crp, port, ret);
+		LOAD_PORT(smartt_port_crp, port, d, ret);
 	else
-		LOAD_PORT(smartt_port, port, ret);
+		LOAD_PORT(smartt_port, port, d, ret);
 	return ret ? 1 : 0;
 }
 
@@ -255,7 +307,6 @@ static const struct knob knobs[] = {
 	K("loss", 1000, loss_permille),
 	K("peer", SF_MAX_PORTS - 1, peer_ifindex),
 	K("trim_bytes", 0xffff, trim_bytes),
-	K("trim_dscp", 63, trim_dscp),
 	K("standing", UINT32_MAX, standing_bytes),
 	K("hist_bin", UINT32_MAX, hist_bin_bytes),
 	K("prio_buffer", UINT32_MAX, prio_buffer_bytes),
@@ -266,19 +317,12 @@ static const struct knob knobs[] = {
 	F("blackhole", SF_PORT_BLACKHOLE),
 	F("last_hop", SF_PORT_LAST_HOP),
 	F("edt", SF_PORT_EDT),
-	F("nic_ts", SF_PORT_NIC_TS),
+	F("nic", SF_PORT_NIC),
 	F("prio", SF_PORT_PRIO),
 };
 
 static int validate(const struct sf_port_cfg *c)
 {
-	/* The minimum frame a trimmed packet can have: Ethernet + IPv6 + UDP
-	 * + smartt header; the maximum keeps L4 within SF_TRIM_L4_MAX for
-	 * IPv4 (20-byte header) and IPv6.
-	 */
-	const unsigned int trim_min = 14 + 40 + 8 + SMARTT_HDR_LEN;
-	const unsigned int trim_max = 14 + 20 + SF_TRIM_L4_MAX;
-
 	if ((c->flags & SF_PORT_EMULATE) && c->rate_bps < 1000)
 		return err("rate must be >= 1000 bit/s on an emulated port");
 	if (c->rate_bps > 16000000000000ULL)
@@ -287,8 +331,10 @@ static int validate(const struct sf_port_cfg *c)
 		return err("kmin (%u) above kmax (%u)", c->kmin_bytes, c->kmax_bytes);
 	if ((c->flags & SF_PORT_EMULATE) && c->buffer_bytes < 1500)
 		return err("buffer must be >= 1500 bytes");
-	if (c->trim_bytes && (c->trim_bytes < trim_min || c->trim_bytes > trim_max))
-		return err("trim_bytes must be 0 (headers only) or %u..%u", trim_min, trim_max);
+	/* 0 (a port never configured) trims to SMARTT_TRIM_BYTES_DEFAULT. */
+	if (c->trim_bytes && (c->trim_bytes < SF_TRIM_BYTES_MIN || c->trim_bytes > SF_TRIM_BYTES_MAX))
+		return err("trim_bytes must be %d..%d (UDP payload bytes a trimmed packet keeps)",
+			   SF_TRIM_BYTES_MIN, SF_TRIM_BYTES_MAX);
 	if ((c->flags & SF_PORT_EMULATE) && !c->hist_bin_bytes)
 		return err("hist_bin must be > 0");
 	return 0;
@@ -412,7 +458,7 @@ static __u64 mono_ns(void)
 	X(tx_pkts) X(tx_bytes) X(prio_pkts) X(trimmed) X(drop_buffer) \
 	X(drop_prio) X(drop_blackhole) X(drop_loss) X(drop_trim_err) \
 	X(rx_pkts) X(rx_bytes) X(ect_pkts) X(ce_marked) X(ce_seen) \
-	X(mark_err) X(ts_tx) X(ts_rx) X(ts_err) \
+	X(mark_err) \
 	X(crp_req) X(crp_req_bits) X(crp_req_late) X(crp_dest_grant) \
 	X(crp_dest_retry) X(crp_dest_full) X(crp_grant_ok) X(crp_grant_conv) \
 	X(crp_nonpart_bytes) X(crp_nonpart_lost) X(crp_spec_pkts) \

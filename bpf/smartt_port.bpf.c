@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smartt-fabric switch port and NIC timestamp programs (tc clsact).
+ * smartt-fabric switch port programs (tc clsact).
  *
  * sf_egress runs on the egress hook of every emulated port (switch ports and
  * host NICs).  It keeps a virtual queue per port (struct sf_port_state) and
  * decides for each packet: drop (blackhole, random loss, full buffer), trim
- * (smartt DATA on a full buffer), or enqueue in the data or the
- * high-priority class.  It then gives the packet its departure time: with
+ * (a trimmable DSCP on a full buffer), or enqueue in the data or the
+ * high-priority class.  Packets are classified by their DSCP alone: the
+ * programs never read or write the transport's headers (UET PDS and SES),
+ * only the IP and UDP headers and, on the CRP port, CRP's own control
+ * packets.  It then gives the packet its departure time: with
  * the EDT backend skb->tstamp = end of serialisation + propagation delay,
  * which sch_fq on the device honours; with the htb backend skb->priority
  * selects an htb class whose rate is the port's rate.
@@ -15,7 +18,7 @@
  * link.  The packet has left the upstream port's queue by then, so RED/ECN
  * is decided here from the upstream port's queue state: marking reflects
  * the queue at dequeue, as in the papers.  It also counts what the far end
- * received, and on host NICs writes the smartt arrival timestamp.
+ * received.
  *
  * With CRP on (map crp_cfg), ports that belong to a reservation group
  * (cfg.crp_group) keep the group's reservation table: sf_egress ANDs the
@@ -23,8 +26,8 @@
  * the destination's last-hop port and takes the bytes of traffic without
  * a reservation from the table; sf_ingress settles the grants that come
  * back through the device whose egress is the resource, or turns them
- * into retries.  Speculative DATA queues in a class below data and is
- * trimmed once its cumulative queueing passes TTW.
+ * into retries.  Speculative DATA (DSCP crp_spec) queues in a class below
+ * data and is trimmed once its wait at a port passes TTW.
  *
  * See Documentation/bpf.rst and Documentation/crp.rst.
  */
@@ -48,6 +51,7 @@
 #define BPF_F_PSEUDO_HDR_	(1ULL << 4)
 
 _Static_assert(sizeof(struct smartt_hdr) == SMARTT_HDR_LEN, "smartt_hdr size");
+_Static_assert(SF_TRIM_BYTES_MAX + 8 <= SF_TRIM_L4_MAX, "trimmed L4 fits the scratch buffer");
 _Static_assert(sizeof(struct smartt_crp_ext) == SMARTT_CRP_EXT_LEN, "smartt_crp_ext size");
 _Static_assert(SMARTT_CRP_HLEN % 8 == 0, "CRP headers in whole words");
 
@@ -61,8 +65,19 @@ _Static_assert(SMARTT_CRP_HLEN % 8 == 0, "CRP headers in whole words");
 #define SF_CRP 0
 #endif
 
-/* Set by the controller between open and load. */
-const volatile __u16 smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
+/*
+ * Set by the controller between open and load: the UDP port of CRP's
+ * control packets and the DSCP code points (bpf/smartt_fabric.h), all
+ * seven distinct.
+ */
+const volatile __u16 crp_udp_port = SMARTT_CRP_UDP_PORT_DEFAULT;
+const volatile __u8 dscp_trimmable = SMARTT_DSCP_TRIMMABLE;
+const volatile __u8 dscp_trimmed = SMARTT_DSCP_TRIMMED;
+const volatile __u8 dscp_trimmed_lasthop = SMARTT_DSCP_TRIMMED_LASTHOP;
+const volatile __u8 dscp_control = SMARTT_DSCP_CONTROL;
+const volatile __u8 dscp_crp_spec = SMARTT_DSCP_CRP_SPEC;
+const volatile __u8 dscp_crp_granted = SMARTT_DSCP_CRP_GRANTED;
+const volatile __u8 dscp_crp_spec_dropped = SMARTT_DSCP_CRP_SPEC_DROPPED;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -146,16 +161,17 @@ struct {
 struct pkt {
 	__u32 l3_off;
 	__u32 l4_off;
-	__u32 hdr_off;		/* smartt header, valid if is_smartt */
+	__u32 hdr_off;		/* CRP control: the smartt header, if is_crp */
 	__u16 proto;		/* ETH_P_IP / ETH_P_IPV6 / other */
 	__u8 l4proto;
 	__u8 ihl_bytes;
-	__u8 is_smartt;
-	__u8 type;		/* smartt type */
-	__u16 sflags;		/* smartt flags, host order */
-	__u16 hdr_len;		/* smartt headers (hdr_words x 8), bytes */
+	__u8 is_ip;		/* IPv4 or IPv6: dscp and ecn are valid */
+	__u8 is_udp;		/* a UDP header follows at l4_off (no fragment) */
+	__u8 dscp;		/* IP DSCP */
 	__u8 ecn;		/* IP ECN field */
-	__u8 ttl;
+	__u8 is_crp;		/* a CRP control packet (crp_udp_port) */
+	__u8 type;		/* its smartt type */
+	__u16 hdr_len;		/* its smartt headers (hdr_words x 8), bytes */
 };
 
 static __always_inline __u64 ser_ns(__u64 len, __u64 rate_bps)
@@ -193,20 +209,22 @@ static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
 			return -1;
 		if (ip.ihl < 5)
 			return -1;
+		p->is_ip = 1;
 		p->ihl_bytes = ip.ihl * 4;
+		p->dscp = ip.tos >> 2;
 		p->ecn = ip.tos & 3;
-		p->ttl = ip.ttl;
 		p->l4proto = ip.protocol;
 		if (ip.frag_off & bpf_htons(0x3fff))
-			return 0;	/* fragments are never smartt */
+			return 0;	/* a fragment has no UDP header of its own */
 		p->l4_off = ETH_HLEN + p->ihl_bytes;
 	} else if (p->proto == ETH_P_IPV6) {
 		__u8 ip6[8];
 
 		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip6, sizeof(ip6)))
 			return -1;
+		p->is_ip = 1;
+		p->dscp = ((ip6[0] & 0x0f) << 2) | (ip6[1] >> 6);
 		p->ecn = (ip6[1] >> 4) & 3;
-		p->ttl = ip6[7];
 		p->l4proto = ip6[6];
 		p->l4_off = ETH_HLEN + 40;
 	} else {
@@ -216,7 +234,9 @@ static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
 		return 0;
 	if (bpf_skb_load_bytes(skb, p->l4_off, &udp, sizeof(udp)))
 		return 0;
-	if (udp.dest != bpf_htons(smartt_udp_port))
+	p->is_udp = 1;
+	/* CRP's control packets are the only payload the ports read. */
+	if (udp.dest != bpf_htons(crp_udp_port))
 		return 0;
 	p->hdr_off = p->l4_off + sizeof(struct udphdr);
 	if (bpf_skb_load_bytes(skb, p->hdr_off, &sh, 8))
@@ -224,22 +244,32 @@ static __always_inline int parse(struct __sk_buff *skb, struct pkt *p)
 	if (sh.magic != bpf_htons(SMARTT_MAGIC) || sh.version != SMARTT_WIRE_VERSION)
 		return 0;
 	if (skb->len < p->hdr_off + SMARTT_HDR_LEN)
-		return 0;	/* truncated: not a smartt packet we can touch */
-	p->is_smartt = 1;
+		return 0;	/* truncated: not a CRP packet we can touch */
+	if (sh.type < SMARTT_PKT_CRP_REQ || sh.type > SMARTT_PKT_CRP_RETRY)
+		return 0;
+	p->is_crp = 1;
 	p->type = sh.type;
-	p->sflags = bpf_ntohs(sh.flags);
 	p->hdr_len = sh.hdr_words * 8;
 	return 0;
 }
 
-/* Control packets bypass the data queue: everything smartt except
- * untrimmed DATA.
+/*
+ * The priority class: control packets of the transport and of CRP, and
+ * what a port trimmed.
  */
-static __always_inline int is_ctrl(const struct pkt *p)
+static __always_inline int is_prio(const struct pkt *p)
 {
-	if (!p->is_smartt)
-		return 0;
-	return p->type != SMARTT_PKT_DATA || (p->sflags & SMARTT_F_TRIMMED);
+	return p->is_ip &&
+	       (p->dscp == dscp_control || p->dscp == dscp_trimmed ||
+		p->dscp == dscp_trimmed_lasthop || p->dscp == dscp_crp_spec_dropped);
+}
+
+/* A packet a port may trim: UDP marked trimmable (CRP's DATA classes too). */
+static __always_inline int can_trim(const struct pkt *p)
+{
+	return p->is_udp &&
+	       (p->dscp == dscp_trimmable || p->dscp == dscp_crp_spec ||
+		p->dscp == dscp_crp_granted);
 }
 
 static __always_inline __u32 csum_fold32(__s64 sum)
@@ -249,50 +279,6 @@ static __always_inline __u32 csum_fold32(__s64 sum)
 	s = (s & 0xffff) + (s >> 16);
 	s = (s & 0xffff) + (s >> 16);
 	return ~s & 0xffff;
-}
-
-/*
- * Rewrite the smartt header word at hdr+4 (flags, trim_ttl, hdr_words) and,
- * optionally, one 8-byte field, keeping the UDP checksum valid.
- */
-static __always_inline int hdr_update(struct __sk_buff *skb, const struct pkt *p,
-				      __u16 set_flags, int ttl_valid, __u8 ttl,
-				      __u32 field_off, __u64 field_be)
-{
-	__u32 word_off = p->hdr_off + 4;
-	__u32 csum_off = p->l4_off + 6;
-	__u32 oldw[3], neww[3];
-	__u8 *nb = (__u8 *)&neww[0];
-	__u16 flags;
-	__s64 diff;
-
-	if (bpf_skb_load_bytes(skb, word_off, &oldw[0], 4))
-		return -1;
-	if (field_off && bpf_skb_load_bytes(skb, field_off, &oldw[1], 8))
-		return -1;
-	neww[0] = oldw[0];
-	flags = ((__u16)nb[0] << 8) | nb[1];
-	flags |= set_flags;
-	nb[0] = flags >> 8;
-	nb[1] = flags & 0xff;
-	if (ttl_valid)
-		nb[2] = ttl;
-	if (field_off) {
-		__builtin_memcpy(&neww[1], &field_be, 8);
-		diff = bpf_csum_diff(oldw, 12, neww, 12, 0);
-	} else {
-		diff = bpf_csum_diff(oldw, 4, neww, 4, 0);
-	}
-	if (diff < 0)
-		return -1;
-	if (bpf_skb_store_bytes(skb, word_off, &neww[0], 4, 0))
-		return -1;
-	if (field_off && bpf_skb_store_bytes(skb, field_off, &neww[1], 8, 0))
-		return -1;
-	/* IPv4 UDP checksum 0 means "none": BPF_F_MARK_MANGLED_0 leaves it. */
-	if (bpf_l4_csum_replace(skb, csum_off, 0, diff, BPF_F_MARK_MANGLED_0_))
-		return -1;
-	return 0;
 }
 
 /* Set the IP ECN field to CE. */
@@ -321,35 +307,32 @@ static __always_inline int mark_ce(struct __sk_buff *skb, const struct pkt *p)
 }
 
 /*
- * Cut a smartt DATA packet to its headers (hdr_words, or cfg->trim_bytes), flag it,
- * give it the trim DSCP and fix every length and checksum.
+ * Cut a UDP packet to cfg->trim_bytes of UDP payload, give it DSCP @dscp
+ * (its ECN field kept) and fix the IP lengths, the IPv4 header checksum
+ * and the UDP length.  A UDP checksum of 0 (none: what the transport
+ * sends) stays 0; any other is computed anew over what is left.  The UDP
+ * payload that remains is not touched.  A packet no longer than the trim
+ * size keeps its length and is only remarked.
  */
-static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
-				       const struct sf_port_cfg *cfg, __u16 more_flags)
+static __always_inline int trim_packet(struct __sk_buff *skb, const struct pkt *p,
+				       const struct sf_port_cfg *cfg, __u8 dscp)
 {
-	/*
-	 * Keep every smartt header (the common one and the DATA extension with
-	 * the transport ports the receiver needs for its NACK); a header length
-	 * out of range keeps the common header only.
-	 */
-	__u32 hdr_len = p->hdr_len >= SMARTT_HDR_LEN &&
-			p->hdr_len <= SF_TRIM_L4_MAX - 8 ? p->hdr_len : SMARTT_HDR_LEN;
-	__u32 hdr_end = p->hdr_off + hdr_len;
-	__u32 new_len = cfg->trim_bytes ? cfg->trim_bytes : hdr_end;
+	__u32 keep = cfg->trim_bytes;
 	struct sf_scratch *scr;
 	__u32 zero_key = 0;
 	__u8 *buf;
-	__u32 l4_len, plen, sz, l3_len;
+	__u32 new_len, l4_len, plen, sz, l3_len;
 	__u16 udp_len_be, zero = 0, csum_old, csum;
-	__u8 tc, ttl = p->ttl;
+	__u8 tc;
 	__s64 sum;
 
 	scr = bpf_map_lookup_elem(&scratch, &zero_key);
 	if (!scr)
 		return -1;
 	buf = scr->buf;
-	if (new_len < hdr_end)
-		new_len = hdr_end;
+	if (keep < SF_TRIM_BYTES_MIN || keep > SF_TRIM_BYTES_MAX)
+		keep = SMARTT_TRIM_BYTES_DEFAULT;
+	new_len = p->l4_off + 8 + keep;
 	if (new_len < skb->len) {
 		if (bpf_skb_change_tail(skb, new_len, 0))
 			return -1;
@@ -357,16 +340,10 @@ static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 		new_len = skb->len;
 	}
 	l4_len = new_len - p->l4_off;
-	if (l4_len > SF_TRIM_L4_MAX || l4_len < 8 + SMARTT_HDR_LEN)
+	if (l4_len > SF_TRIM_L4_MAX || l4_len < 8)
 		return -1;
 	l3_len = new_len - p->l3_off;
-	tc = (cfg->trim_dscp << 2) | p->ecn;
-
-	/* smartt header: TRIMMED (+ LAST_HOP), TTL at the trimming port. */
-	if (hdr_update(skb, p, SMARTT_F_TRIMMED | more_flags |
-		       ((cfg->flags & SF_PORT_LAST_HOP) ? SMARTT_F_TRIM_LAST_HOP : 0),
-		       1, ttl, 0, 0))
-		return -1;
+	tc = ((dscp & 0x3f) << 2) | p->ecn;
 
 	/* IP header: length and DSCP, checksum updated incrementally. */
 	if (p->proto == ETH_P_IP) {
@@ -398,15 +375,15 @@ static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 			return -1;
 	}
 
-	/* UDP length and a checksum computed from scratch over what is left. */
+	/* UDP length, and a checksum computed from scratch over what is left. */
 	udp_len_be = bpf_htons(l4_len);
 	if (bpf_skb_load_bytes(skb, p->l4_off + 6, &csum_old, 2))
 		return -1;
 	if (bpf_skb_store_bytes(skb, p->l4_off + 4, &udp_len_be, 2, 0) ||
 	    bpf_skb_store_bytes(skb, p->l4_off + 6, &zero, 2, 0))
 		return -1;
-	if (p->proto == ETH_P_IP && csum_old == 0)
-		goto out;	/* IPv4 without UDP checksum stays without */
+	if (csum_old == 0)
+		return 0;	/* sent without a UDP checksum: stays without */
 
 	__builtin_memset(buf, 0, sizeof(scr->buf));
 	if (p->proto == ETH_P_IP) {
@@ -436,7 +413,7 @@ static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 	 */
 	if (bpf_skb_load_bytes(skb, p->l4_off, buf, ((l4_len - 1) & 0xff) + 1))
 		return -1;
-	sz = (l4_len + 3) >> 2;		/* 32-bit words, 18..64 */
+	sz = (l4_len + 3) >> 2;		/* 32-bit words, 2..64 */
 	sum = bpf_csum_diff(0, 0, (void *)buf, (((sz - 1) & 0x3f) + 1) << 2, (__u32)sum);
 	if (sum < 0)
 		return -1;
@@ -445,8 +422,6 @@ static __always_inline int trim_packet(struct __sk_buff *skb, struct pkt *p,
 		csum = 0xffff;
 	if (bpf_skb_store_bytes(skb, p->l4_off + 6, &csum, 2, 0))
 		return -1;
-out:
-	p->sflags |= SMARTT_F_TRIMMED;
 	return 0;
 }
 
@@ -478,12 +453,6 @@ static __always_inline int rewrite(struct __sk_buff *skb, const struct pkt *p,
 		return -1;
 	/* IPv4 UDP checksum 0 means "none": BPF_F_MARK_MANGLED_0 leaves it. */
 	return bpf_l4_csum_replace(skb, p->l4_off + 6, 0, diff, BPF_F_MARK_MANGLED_0_) ? -1 : 0;
-}
-
-static __always_inline int is_crp_ctrl(const struct pkt *p)
-{
-	return p->is_smartt && p->type >= SMARTT_PKT_CRP_REQ &&
-	       p->type <= SMARTT_PKT_CRP_RETRY;
 }
 
 /* The CRP settings when the fabric runs CRP, else NULL. */
@@ -713,11 +682,15 @@ __noinline int crp_consume(const struct sf_port_cfg *cfg, struct sf_port_stats *
 	return 0;
 }
 
-/* DATA that takes part in CRP: sent speculatively or under a grant. */
+/*
+ * DATA that takes part in CRP, by its DSCP as it arrived: sent
+ * speculatively (or trimmed as such upstream) or under a grant.
+ */
 static __always_inline int crp_data(const struct pkt *p)
 {
-	return p->is_smartt && p->type == SMARTT_PKT_DATA &&
-	       (p->sflags & (SMARTT_F_CRP_SPEC | SMARTT_F_CRP_GRANTED));
+	return p->is_ip &&
+	       (p->dscp == dscp_crp_spec || p->dscp == dscp_crp_granted ||
+		p->dscp == dscp_crp_spec_dropped);
 }
 
 SEC("tc")
@@ -729,7 +702,6 @@ int sf_egress(struct __sk_buff *skb)
 	struct sf_port_cfg *cfg;
 	__u64 now, len, ser, rate, free, qbytes, finish, standing_ns = 0;
 	int prio, overflow = 0, trimmed = 0, spec = 0, spec_late = 0;
-	__u32 spec_wait_be = 0, spec_wait = 0;
 	struct sf_crp_table *crp_tb = NULL;
 	struct sf_crp_cfg *cc;
 	struct sf_sample_cfg *scfg;
@@ -763,7 +735,7 @@ int sf_egress(struct __sk_buff *skb)
 	cc = SF_CRP ? crp_on() : NULL;
 	if (cc) {
 		crp_tb = crp_table_of(cfg);
-		if (crp_tb && p.type == SMARTT_PKT_CRP_REQ && is_crp_ctrl(&p) &&
+		if (crp_tb && p.is_crp && p.type == SMARTT_PKT_CRP_REQ &&
 		    ((cfg->flags & SF_PORT_LAST_HOP) ?
 		     crp_egress_dest(skb, &p, cfg, st, now) :
 		     crp_egress_chan(skb, &p, cfg, st, now))) {
@@ -771,16 +743,10 @@ int sf_egress(struct __sk_buff *skb)
 			return TC_ACT_SHOT;
 		}
 		/* Speculative DATA: the lowest class, TTW at switch ports. */
-		if (p.is_smartt && p.type == SMARTT_PKT_DATA &&
-		    (p.sflags & SMARTT_F_CRP_SPEC) && !(p.sflags & SMARTT_F_TRIMMED) &&
-		    !(cfg->flags & SF_PORT_NIC_TS) &&
-		    !bpf_skb_load_bytes(skb, p.hdr_off + offsetof(struct smartt_hdr, reserved2),
-					&spec_wait_be, 4)) {
+		if (p.is_ip && p.dscp == dscp_crp_spec && !(cfg->flags & SF_PORT_NIC))
 			spec = 1;
-			spec_wait = bpf_ntohl(spec_wait_be);
-		}
 	}
-	prio = (cfg->flags & SF_PORT_PRIO) && is_ctrl(&p);
+	prio = (cfg->flags & SF_PORT_PRIO) && is_prio(&p);
 	rate = cfg->rate_bps;
 	len = skb->len;
 	ser = ser_ns(len, rate);
@@ -825,8 +791,10 @@ int sf_egress(struct __sk_buff *skb)
 		}
 		if (qbytes + len > cfg->buffer_bytes) {
 			overflow = 1;
-		} else if (spec && (__u64)spec_wait + (free - now) + standing_ns >
-			   cc->knobs.ttw_ns) {
+		} else if (spec && (free - now) + standing_ns > cc->knobs.ttw_ns) {
+			/* TTW bounds the wait at each port (the packet carries
+			 * no sum of its waits).
+			 */
 			spec_late = 1;
 		} else {
 			finish = free + ser;
@@ -850,19 +818,23 @@ int sf_egress(struct __sk_buff *skb)
 			if (bpf_ringbuf_output(&queue_samples, &smp, sizeof(smp), 0))
 				__sync_fetch_and_add(&scfg->lost, 1);
 		}
-		if (overflow && !spec_late) {
-			if (!(cfg->flags & SF_PORT_TRIM) || !p.is_smartt ||
-			    p.type != SMARTT_PKT_DATA ||
-			    (p.sflags & SMARTT_F_TRIMMED)) {
-				st->drop_buffer++;
-				return TC_ACT_SHOT;
-			}
-		}
-		/* A speculative packet past TTW is trimmed whatever the port's
-		 * trimming: the receiver NACKs it (SMARTT_F_CRP_SPEC_DROP).
+		/* Only a trimmable DSCP is trimmed; anything else that
+		 * overflows (TCP, other UDP, control) is dropped.  A
+		 * speculative packet past TTW is trimmed whatever the port's
+		 * trimming, and remarked crp_spec_dropped so that the receiver
+		 * tells it from a trim for a full buffer.
 		 */
+		if ((overflow && !((cfg->flags & SF_PORT_TRIM) && can_trim(&p))) ||
+		    (spec_late && !can_trim(&p))) {
+			st->drop_buffer++;
+			return TC_ACT_SHOT;
+		}
 		if (overflow || spec_late) {
-			if (trim_packet(skb, &p, cfg, spec ? SMARTT_F_CRP_SPEC_DROP : 0)) {
+			__u8 dscp = spec ? dscp_crp_spec_dropped :
+				    (cfg->flags & SF_PORT_LAST_HOP) ? dscp_trimmed_lasthop :
+				    dscp_trimmed;
+
+			if (trim_packet(skb, &p, cfg, dscp)) {
 				st->drop_trim_err++;
 				return TC_ACT_SHOT;
 			}
@@ -873,13 +845,6 @@ int sf_egress(struct __sk_buff *skb)
 			len = skb->len;
 			ser = ser_ns(len, rate);
 		} else if (spec) {
-			/* The wait here joins the packet's cumulative wait. */
-			__u64 w = (__u64)spec_wait + (finish - ser - now) + standing_ns;
-			__u32 nw = bpf_htonl(w > 0xffffffffULL ? 0xffffffffU : (__u32)w);
-
-			if (rewrite(skb, &p, p.hdr_off + offsetof(struct smartt_hdr, reserved2),
-				    &spec_wait_be, &nw, 4))
-				st->crp_err++;
 			st->crp_spec_pkts++;
 		}
 	}
@@ -915,23 +880,8 @@ int sf_egress(struct __sk_buff *skb)
 	st->tx_pkts++;
 	st->tx_bytes += len;
 	/* Traffic without a reservation uses the group's capacity too. */
-	if (crp_tb && !is_crp_ctrl(&p) && !crp_data(&p))
+	if (crp_tb && !p.is_crp && !crp_data(&p))
 		crp_consume(cfg, st, len, now);
-
-	/* NIC tx timestamp: when the first bit leaves the host NIC.  The htb
-	 * backend does not know that time (htb decides), so there it is the
-	 * time the packet is handed to the NIC queue.
-	 */
-	if ((cfg->flags & SF_PORT_NIC_TS) && p.is_smartt) {
-		__u64 ts = bpf_cpu_to_be64((cfg->flags & SF_PORT_EDT) ?
-					   finish - ser + standing_ns : now);
-
-		if (hdr_update(skb, &p, SMARTT_F_TX_TS, 0, 0,
-			       p.hdr_off + offsetof(struct smartt_hdr, tx_ts_ns), ts))
-			st->ts_err++;
-		else
-			st->ts_tx++;
-	}
 
 	if (cfg->flags & SF_PORT_EDT) {
 		/* A direct write rather than bpf_skb_set_tstamp(): that helper
@@ -965,7 +915,7 @@ int sf_ingress(struct __sk_buff *skb)
 	 * reserved resource: settle it there.  Not at a last-hop port: the
 	 * grant comes from the destination, whose table took it already.
 	 */
-	if (SF_CRP && p.type == SMARTT_PKT_CRP_GRANT && is_crp_ctrl(&p) && cfg->crp_group &&
+	if (SF_CRP && p.is_crp && p.type == SMARTT_PKT_CRP_GRANT && cfg->crp_group &&
 	    !(cfg->flags & SF_PORT_LAST_HOP)) {
 		struct sf_port_stats *mst = bpf_map_lookup_elem(&port_stats, &me);
 
@@ -985,10 +935,8 @@ int sf_ingress(struct __sk_buff *skb)
 		/* Speculative DATA is not marked: TTW is its congestion
 		 * signal, and it yields to every other class anyway.
 		 */
-		if ((p.proto == ETH_P_IP || p.proto == ETH_P_IPV6) &&
-		    !((ucfg->flags & SF_PORT_PRIO) && is_ctrl(&p)) &&
-		    !(p.is_smartt && p.type == SMARTT_PKT_DATA &&
-		      (p.sflags & SMARTT_F_CRP_SPEC) && SF_CRP && crp_on())) {
+		if (p.is_ip && !((ucfg->flags & SF_PORT_PRIO) && is_prio(&p)) &&
+		    !(SF_CRP && p.dscp == dscp_crp_spec && crp_on())) {
 			if (p.ecn == 3) {
 				ust->ce_seen++;
 			} else if (p.ecn) {
@@ -1016,20 +964,6 @@ int sf_ingress(struct __sk_buff *skb)
 		}
 	}
 
-	/* NIC rx timestamp on host interfaces. */
-	if ((cfg->flags & SF_PORT_NIC_TS) && p.is_smartt) {
-		struct sf_port_stats *st = bpf_map_lookup_elem(&port_stats, &me);
-		__u64 ts = bpf_cpu_to_be64(bpf_ktime_get_ns());
-		int err = hdr_update(skb, &p, SMARTT_F_RX_TS, 0, 0,
-				     p.hdr_off + offsetof(struct smartt_hdr, rx_ts_ns), ts);
-
-		if (st) {
-			if (err)
-				st->ts_err++;
-			else
-				st->ts_rx++;
-		}
-	}
 	return TC_ACT_OK;
 }
 

@@ -10,10 +10,12 @@
 # 30,0,60,512,100), the grant settled at the channel (B 10 -> 0,
 # C 100 -> 30) and, repeated, turned into a retry; retry and retry_full;
 # tables and vectors moving on with time; eager reservations;
-# non-participating bytes; a speculative packet trimmed after TTW with
-# SPEC_DROP; malformed and truncated CRP packets dropped and counted; the
-# UDP checksum valid after every rewrite.  No network namespace, no
-# traffic: seconds.
+# non-participating bytes (DATA by its DSCP: crp_granted and crp_spec are
+# not taken again); a speculative packet (DSCP crp_spec) waiting more than
+# TTW at a port trimmed and remarked crp_spec_dropped; CRP packets read on
+# CRP's UDP port with its version only; malformed and truncated CRP
+# packets dropped and counted; the UDP checksum valid after every rewrite.
+# No network namespace, no traffic: seconds.
 source "$(dirname "$0")/lib.sh"
 
 require_root

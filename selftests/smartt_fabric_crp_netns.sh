@@ -10,8 +10,9 @@
 # spine and leaf 0; the first two fit the cells and are settled, the third
 # does not (the sum of the granted cell and the next one is short) and
 # reaches h0 as CRP_RETRY with CONVERTED.  Over IPv4, then IPv6 (later
-# slots, so that the two runs do not share cells).  The sockets receive
-# only packets with a valid UDP checksum.
+# slots, so that the two runs do not share cells).  CRP's control packets
+# travel on their own UDP port (4794) with DSCP control (46).  The sockets
+# receive only packets with a valid UDP checksum.
 #
 # Sizes: 100 Mbit/s, 1 s slots: every group's cell holds 12.5 MB; the
 # request reserves 10 MB from slot +5 (IPv4) or +20 (IPv6) on.
@@ -46,7 +47,11 @@ crp_run() {
 import json, socket, struct, sys
 fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
 s = socket.socket(fam, socket.SOCK_DGRAM)
-s.bind((sys.argv[2], 4793))
+if fam == socket.AF_INET6:
+    s.setsockopt(socket.IPPROTO_IPV6, 67, 46 << 2)     # IPV6_TCLASS: DSCP control
+else:
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 46 << 2)
+s.bind((sys.argv[2], 4794))
 s.settimeout(20)
 print("ready", flush=True)
 b, peer = s.recvfrom(4096)
@@ -59,7 +64,7 @@ h[2] = 8
 x[0], x[1] = x[1], x[0]
 g = struct.pack("!HBBHBBIIQHHIQQQQ", *h) + struct.pack("!HHIQQIIIHHQQQIIQ", *x)
 for _ in range(3):
-    s.sendto(g, (peer[0], 4793))
+    s.sendto(g, (peer[0], 4794))
 EOF
 	for _ in $(seq 100); do grep -q ready "$out.h1" 2>/dev/null && break; sleep 0.1; done
 	ip netns exec "sf-$SF_NAME-h0" python3 - "$fam" "$src" "$dst" "$first" "$SLOT_NS" \
@@ -68,14 +73,18 @@ import json, socket, struct, sys, time
 fam = socket.AF_INET6 if sys.argv[1] == "6" else socket.AF_INET
 first, slot_ns = int(sys.argv[4]), int(sys.argv[5])
 s = socket.socket(fam, socket.SOCK_DGRAM)
-s.bind((sys.argv[2], 4793))
+if fam == socket.AF_INET6:
+    s.setsockopt(socket.IPPROTO_IPV6, 67, 46 << 2)     # IPV6_TCLASS: DSCP control
+else:
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 46 << 2)
+s.bind((sys.argv[2], 4794))
 s.settimeout(10)
 base = time.monotonic_ns() // slot_ns       # CLOCK_MONOTONIC, as the ports
 vec = ((1 << 64) - 1) & ~((1 << first) - 1)   # no slot before base + first
-h = struct.pack("!HBBHBBIIQHHIQQQQ", 0x5374, 1, 7, 0, 0, 18, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0)
+h = struct.pack("!HBBHBBIIQHHIQQQQ", 0x5374, 2, 7, 0, 0, 18, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0)
 x = struct.pack("!HHIQQIIIHHQQQIIQ", 1, 2, 0x5eed, 42, 0, 9500000, 10000000, 0, 0, 0,
                 base, vec, 0, 0, 0, 0)
-s.sendto(h + x, (sys.argv[3], 4793))
+s.sendto(h + x, (sys.argv[3], 4794))
 for _ in range(3):
     try:
         b = s.recv(4096)

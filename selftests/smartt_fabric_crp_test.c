@@ -13,24 +13,9 @@
  *
  * Output: KTAP; exit 0 all passed, 1 a failure, 4 cannot run here.
  */
-#include <errno.h>
-#include <stdarg.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-#include <arpa/inet.h>
-#include <endian.h>
-#include <linux/types.h>
-#include <bpf/bpf.h>
-#include <bpf/libbpf.h>
-#include "linux/smartt.h"
-#include "smartt_fabric.h"
+#include "smartt_fabric_test.h"
 #include "smartt_port_crp.skel.h"
 
-#define PORT		1U		/* lo: BPF_PROG_TEST_RUN's device */
 #define SLOT_NS		1000U
 #define BASE		5000000ULL	/* the tables' current slot */
 #define NOW		(BASE * SLOT_NS + 100)
@@ -40,82 +25,8 @@
 #define TTW_NS		20000U
 #define G_CHAN		1U		/* group of the channel (Fig. 4) */
 #define G_DEST		2U		/* group of the destination (Fig. 5) */
-#define TC_ACT_OK	0
-#define TC_ACT_SHOT	2
 
 static struct smartt_port_crp *skel;
-static int n_test, n_fail;
-static bool v6;
-
-static void ktap(bool ok, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ktap(bool ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d %s: ", ok ? "" : "not ", ++n_test, v6 ? "ipv6" : "ipv4");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	if (!ok)
-		n_fail++;
-}
-
-/* --- frames --------------------------------------------------------------- */
-
-struct frame {
-	__u8 b[2048];
-	__u32 len;
-	__u32 l4;	/* UDP header offset */
-};
-
-static __u32 sum16(const __u8 *p, __u32 len, __u32 sum)
-{
-	__u32 i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (p[i] << 8) | p[i + 1];
-	if (len & 1)
-		sum += p[len - 1] << 8;
-	return sum;
-}
-
-static __u16 fold(__u32 sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (__u16)sum;
-}
-
-/* The UDP checksum of @f over what it holds now: 0xffff when valid. */
-static __u16 udp_sum(const struct frame *f)
-{
-	__u32 ulen = f->len - f->l4, sum = 0;
-
-	if (!v6) {
-		sum = sum16(f->b + 14 + 12, 8, 0) + 17 + ulen;
-	} else {
-		sum = sum16(f->b + 14 + 8, 32, 0) + 17 + ulen;
-	}
-	return fold(sum16(f->b + f->l4, ulen, sum));
-}
-
-static bool csum_ok(const struct frame *f)
-{
-	__u16 ulen;
-
-	memcpy(&ulen, f->b + f->l4 + 4, 2);
-	if (ntohs(ulen) != f->len - f->l4)
-		return false;
-	if (!v6) {	/* the IPv4 header's checksum too */
-		__u16 tot;
-
-		memcpy(&tot, f->b + 16, 2);
-		if (ntohs(tot) != f->len - 14 || fold(sum16(f->b + 14, 20, 0)) != 0xffff)
-			return false;
-	}
-	return udp_sum(f) == 0xffff;
-}
 
 static struct smartt_hdr *hdr(struct frame *f)
 {
@@ -127,76 +38,16 @@ static struct smartt_crp_ext *ext(struct frame *f)
 	return (struct smartt_crp_ext *)(f->b + f->l4 + 8 + SMARTT_HDR_LEN);
 }
 
-/* Finish @f: lengths and checksums for @len bytes of frame. */
-static void seal(struct frame *f, __u32 len)
-{
-	__u16 v, c;
-
-	f->len = len;
-	if (!v6) {
-		v = htons(len - 14);
-		memcpy(f->b + 16, &v, 2);
-		memset(f->b + 24, 0, 2);
-		c = htons(~fold(sum16(f->b + 14, 20, 0)) & 0xffff);
-		memcpy(f->b + 24, &c, 2);
-	} else {
-		v = htons(len - 14 - 40);
-		memcpy(f->b + 18, &v, 2);
-	}
-	v = htons(len - f->l4);
-	memcpy(f->b + f->l4 + 4, &v, 2);
-	memset(f->b + f->l4 + 6, 0, 2);
-	c = htons(~udp_sum(f) & 0xffff);
-	if (!c)
-		c = 0xffff;
-	memcpy(f->b + f->l4 + 6, &c, 2);
-}
-
-/* Ethernet, IP, UDP to the smartt port (or @dport), @l4len bytes after UDP. */
-static void frame_ip(struct frame *f, __u8 proto, __u16 dport)
-{
-	__u16 v;
-
-	memset(f, 0, sizeof(*f));
-	memset(f->b, 0x02, 12);
-	if (!v6) {
-		f->b[12] = 0x08;
-		f->b[14] = 0x45;
-		f->b[14 + 1] = 0x01;		/* ECT(1) */
-		f->b[14 + 8] = 64;
-		f->b[14 + 9] = proto;
-		memcpy(f->b + 26, "\xc6\x12\x00\x01\xc6\x12\x00\x05", 8);
-		f->l4 = 34;
-	} else {
-		f->b[12] = 0x86;
-		f->b[13] = 0xdd;
-		f->b[14] = 0x60;
-		f->b[14 + 6] = proto;
-		f->b[14 + 7] = 64;
-		f->b[14 + 8] = 0x20;
-		f->b[14 + 9] = 0x01;
-		f->b[14 + 23] = 1;
-		f->b[14 + 24] = 0x20;
-		f->b[14 + 25] = 0x01;
-		f->b[14 + 39] = 5;
-		f->l4 = 54;
-	}
-	v = htons(40000);
-	memcpy(f->b + f->l4, &v, 2);
-	v = htons(dport);
-	memcpy(f->b + f->l4 + 2, &v, 2);
-}
-
-static void smartt_common(struct frame *f, __u8 type, __u8 words, __u16 flags)
+/* CRP's common header, on CRP's own UDP port, DSCP control. */
+static void smartt_common(struct frame *f, __u8 type, __u8 words)
 {
 	struct smartt_hdr *h;
 
-	frame_ip(f, 17, SMARTT_UDP_PORT_DEFAULT);
+	frame_ip(f, 17, SMARTT_CRP_UDP_PORT_DEFAULT, SMARTT_DSCP_CONTROL);
 	h = hdr(f);
 	h->magic = htons(SMARTT_MAGIC);
 	h->version = SMARTT_WIRE_VERSION;
 	h->type = type;
-	h->flags = htons(flags);
 	h->hdr_words = words;
 	h->psn = htobe64(7);
 }
@@ -206,7 +57,7 @@ static void crp_frame(struct frame *f, __u8 type, __u32 size, __u64 base, __u64 
 {
 	struct smartt_crp_ext *x;
 
-	smartt_common(f, type, SMARTT_CRP_HLEN / 8, 0);
+	smartt_common(f, type, SMARTT_CRP_HLEN / 8);
 	x = ext(f);
 	x->sport = htons(1);
 	x->dport = htons(2);
@@ -220,37 +71,14 @@ static void crp_frame(struct frame *f, __u8 type, __u32 size, __u64 base, __u64 
 	seal(f, f->l4 + 8 + SMARTT_CRP_HLEN);
 }
 
-/* A DATA packet with @flags and @pay payload bytes. */
-static void data_frame(struct frame *f, __u16 flags, __u32 pay, __u32 spec_wait)
-{
-	smartt_common(f, SMARTT_PKT_DATA, 16, flags);
-	hdr(f)->reserved2 = htonl(spec_wait);
-	hdr(f)->payload_len = htons(pay);
-	seal(f, f->l4 + 8 + 128 + pay);
-}
-
 /* --- maps ----------------------------------------------------------------- */
-
-static int fd_of(struct bpf_map *m)
-{
-	return bpf_map__fd(m);
-}
 
 static void set_port(__u32 flags, __u32 group)
 {
-	struct sf_port_cfg c = {
-		.rate_bps = 1000000000ULL,
-		.buffer_bytes = 1 << 20,
-		.prio_buffer_bytes = 1 << 20,
-		.flags = SF_PORT_EMULATE | SF_PORT_PRIO | SF_PORT_TRIM | SF_PORT_EDT | flags,
-		.crp_group = group,
-		.test_now_ns = NOW,
-	};
-	struct sf_port_state st = {};
-	__u32 k = PORT;
+	struct sf_port_cfg c = port_cfg_default(flags, NOW);
 
-	bpf_map_update_elem(fd_of(skel->maps.port_cfg), &k, &c, 0);
-	bpf_map_update_elem(fd_of(skel->maps.port_state), &k, &st, 0);
+	c.crp_group = group;
+	set_port_cfg(PORT, &c);
 }
 
 static void set_now(__u64 now)
@@ -258,17 +86,9 @@ static void set_now(__u64 now)
 	struct sf_port_cfg c;
 	__u32 k = PORT;
 
-	bpf_map_lookup_elem(fd_of(skel->maps.port_cfg), &k, &c);
+	bpf_map_lookup_elem(fd_cfg, &k, &c);
 	c.test_now_ns = now;
-	bpf_map_update_elem(fd_of(skel->maps.port_cfg), &k, &c, 0);
-}
-
-static void set_queue(__u64 data_free_ns)
-{
-	struct sf_port_state st = { .data_free_ns = data_free_ns };
-	__u32 k = PORT;
-
-	bpf_map_update_elem(fd_of(skel->maps.port_state), &k, &st, 0);
+	bpf_map_update_elem(fd_cfg, &k, &c, 0);
 }
 
 static void set_table(__u32 g, __u64 base, const __u32 *cells)
@@ -282,14 +102,14 @@ static void set_table(__u32 g, __u64 base, const __u32 *cells)
 	t.t.cmax = CMAX;
 	for (i = 0; i < CELLS; i++)
 		t.t.cell[i] = cells[i];
-	bpf_map_update_elem(fd_of(skel->maps.crp_tables), &g, &t, 0);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.crp_tables), &g, &t, 0);
 }
 
 static struct crp_table get_table(__u32 g)
 {
 	struct sf_crp_table t = {};
 
-	bpf_map_lookup_elem(fd_of(skel->maps.crp_tables), &g, &t);
+	bpf_map_lookup_elem(bpf_map__fd(skel->maps.crp_tables), &g, &t);
 	return t.t;
 }
 
@@ -324,66 +144,7 @@ static void set_crp(__u32 eager)
 	c.knobs.retry_ns = RETRY_NS;
 	c.knobs.ttw_ns = TTW_NS;
 	c.knobs.eager = eager;
-	bpf_map_update_elem(fd_of(skel->maps.crp_cfg), &k, &c, 0);
-}
-
-/* The port's counters, summed over the CPUs; zeroed by reset_stats(). */
-static struct sf_port_stats stats(void)
-{
-	int n = libbpf_num_possible_cpus(), i;
-	struct sf_port_stats *v = calloc(n, sizeof(*v)), sum = {};
-	__u32 k = PORT;
-
-	if (v && !bpf_map_lookup_elem(fd_of(skel->maps.port_stats), &k, v)) {
-		for (i = 0; i < n; i++) {
-			__u64 *a = (__u64 *)&sum, *b = (__u64 *)&v[i];
-			size_t j;
-
-			for (j = 0; j < sizeof(sum) / 8; j++)
-				a[j] += b[j];
-		}
-	}
-	free(v);
-	return sum;
-}
-
-static void reset_stats(void)
-{
-	int n = libbpf_num_possible_cpus();
-	struct sf_port_stats *v = calloc(n, sizeof(*v));
-	__u32 k = PORT;
-
-	if (v)
-		bpf_map_update_elem(fd_of(skel->maps.port_stats), &k, v, 0);
-	free(v);
-}
-
-/* Run @prog on @f; @f becomes the packet that comes out.  Return the verdict. */
-static int run(struct bpf_program *prog, struct frame *f)
-{
-	struct frame out = *f;
-	LIBBPF_OPTS(bpf_test_run_opts, o,
-		    .data_in = f->b, .data_size_in = f->len,
-		    .data_out = out.b, .data_size_out = sizeof(out.b));
-	int err = bpf_prog_test_run_opts(bpf_program__fd(prog), &o);
-
-	if (err) {
-		printf("# BPF_PROG_TEST_RUN: %s\n", strerror(-err));
-		return -1;
-	}
-	out.len = o.data_size_out;
-	*f = out;
-	return o.retval;
-}
-
-static int egress(struct frame *f)
-{
-	return run(skel->progs.sf_egress, f);
-}
-
-static int ingress(struct frame *f)
-{
-	return run(skel->progs.sf_ingress, f);
+	bpf_map_update_elem(bpf_map__fd(skel->maps.crp_cfg), &k, &c, 0);
 }
 
 /* --- cases ---------------------------------------------------------------- */
@@ -586,7 +347,7 @@ static void t_nonpart(void)
 	set_port(0, G_CHAN);
 	set_table(G_CHAN, BASE, fig4);
 	reset_stats();
-	frame_ip(&f, 6, 80);			/* a TCP segment */
+	frame_ip(&f, 6, 80, 0);			/* a TCP segment */
 	seal(&f, f.l4 + 20 + 300);
 	f.b[f.l4 + 12] = 0x50;
 	len = f.len;
@@ -597,66 +358,130 @@ static void t_nonpart(void)
 	     "a TCP frame of %u bytes: A 512 -> %u, crp_nonpart_bytes %u", len, 512 - len, len);
 
 	a = 512 - len;
-	data_frame(&f, 0, 20, 0);		/* DATA without a reservation */
+	/* DATA without a reservation (DSCP trimmable) */
+	uet_data(&f, SMARTT_DSCP_TRIMMABLE, 100, 7, false);
 	len = f.len;
 	r = egress(&f);
-	/* 190 (IPv4) or 210 (IPv6) bytes: the rest of A, all of B, some of C */
+	/* 202 (IPv4) or 222 (IPv6) bytes: the rest of A, all of B, some of C */
 	ktap(r == TC_ACT_OK && len > a + 10 && len - a - 10 <= 100 &&
 	     cells_are(G_CHAN, 0, 0, 100 - (len - a - 10), 0, 10) &&
 	     stats().crp_nonpart_lost == 0,
-	     "DATA without GRANTED/SPEC (%u bytes): the rest of A, then B, then C", len);
+	     "DATA with DSCP trimmable (%u bytes): the rest of A, then B, then C", len);
 
 	set_table(G_CHAN, BASE, fig4);
-	data_frame(&f, SMARTT_F_CRP_GRANTED, 600, 0);
+	uet_data(&f, SMARTT_DSCP_CRP_GRANTED, 600, 7, false);
 	r = egress(&f);
 	ktap(r == TC_ACT_OK && cells_are(G_CHAN, 512, 10, 100, 0, 10),
-	     "granted DATA is not taken again from the table");
+	     "DATA with DSCP crp_granted is not taken again from the table");
+	uet_data(&f, SMARTT_DSCP_CRP_SPEC, 600, 7, false);
+	r = egress(&f);
+	ktap(r == TC_ACT_OK && cells_are(G_CHAN, 512, 10, 100, 0, 10),
+	     "DATA with DSCP crp_spec is not taken from the table");
 	crp_frame(&f, SMARTT_PKT_CRP_RETRY, 80, BASE, 0);
 	r = egress(&f);
 	ktap(r == TC_ACT_OK && cells_are(G_CHAN, 512, 10, 100, 0, 10),
 	     "a CRP control packet is not taken from the table");
 }
 
-/* Speculative DATA past TTW is trimmed and flagged; below, its wait grows. */
-static void t_spec(void)
+/*
+ * Speculative DATA (DSCP crp_spec) waiting longer than TTW at a switch port
+ * is trimmed and remarked crp_spec_dropped; below TTW it queues untouched.
+ */
+static void spec_case(__u32 flags, __u64 wait_ns, bool late, const char *what)
 {
-	struct frame f;
 	struct sf_port_stats s;
-	__u16 fl;
+	struct frame f, g;
 	int r;
 
-	set_port(0, 0);
+	set_port(flags, 0);
 	reset_stats();
-	set_queue(NOW + 5000);			/* 5 us of data queued */
-	data_frame(&f, SMARTT_F_CRP_SPEC, 1000, 1000);
+	set_queue(NOW + wait_ns);
+	uet_data(&f, SMARTT_DSCP_CRP_SPEC, 1000, 7, true);
+	g = f;
 	r = egress(&f);
 	s = stats();
-	ktap(r == TC_ACT_OK && ntohl(hdr(&f)->reserved2) == 6000 &&
-	     !(ntohs(hdr(&f)->flags) & SMARTT_F_TRIMMED) && s.crp_spec_pkts == 1 &&
-	     s.trimmed == 0 && csum_ok(&f),
-	     "speculative DATA behind 5 us: cumulative wait 1000 -> %u ns (6000), checksum valid",
-	     ntohl(hdr(&f)->reserved2));
+	if (!late) {
+		ktap(r == TC_ACT_OK && f.len == g.len && !memcmp(f.b, g.b, f.len) &&
+		     s.crp_spec_pkts == !(flags & SF_PORT_NIC) && !s.trimmed && !s.prio_pkts,
+		     "%s: queued, untouched", what);
+		return;
+	}
+	ktap(r == TC_ACT_OK && f.len == g.l4 + 8 + SMARTT_TRIM_BYTES_DEFAULT &&
+	     !memcmp(udp_payload(&f), udp_payload(&g), SMARTT_TRIM_BYTES_DEFAULT) &&
+	     dscp_of(&f) == SMARTT_DSCP_CRP_SPEC_DROPPED && s.crp_spec_drop == 1 &&
+	     s.trimmed == 1 && s.prio_pkts == 1 && csum_ok(&f) && udp_csum_field(&f),
+	     "%s: trimmed to %u bytes of UDP payload (headers as sent), DSCP crp_spec_dropped, "
+	     "priority class, checksum valid", what, SMARTT_TRIM_BYTES_DEFAULT);
+}
 
-	set_port(0, 0);
-	reset_stats();
-	set_queue(NOW + 5000);
-	data_frame(&f, SMARTT_F_CRP_SPEC, 1000, TTW_NS - 4000);
-	r = egress(&f);
-	s = stats();
-	fl = ntohs(hdr(&f)->flags);
-	ktap(r == TC_ACT_OK && (fl & SMARTT_F_TRIMMED) && (fl & SMARTT_F_CRP_SPEC_DROP) &&
-	     f.len == f.l4 + 8 + 128 && s.crp_spec_drop == 1 && s.trimmed == 1 &&
-	     s.prio_pkts == 1 && csum_ok(&f),
-	     "past TTW (16 us + 5 us > 20 us): trimmed to its headers, TRIMMED | SPEC_DROP, priority class, checksum valid");
+static void t_spec(void)
+{
+	struct frame f, g;
+	int r;
+
+	spec_case(0, 5000, false, "speculative DATA behind 5 us (TTW 20 us)");
+	spec_case(0, TTW_NS + 5000, true, "speculative DATA behind 25 us (TTW 20 us)");
+	spec_case(SF_PORT_LAST_HOP, TTW_NS + 5000, true,
+		  "speculative DATA behind 25 us at a last-hop port");
+	/* TTW is a bound on the wait at each port, whatever the trimming */
+	{
+		struct sf_port_cfg c = port_cfg_default(0, NOW);
+		struct sf_port_stats s;
+
+		c.flags &= ~SF_PORT_TRIM;
+		set_port_cfg(PORT, &c);
+		reset_stats();
+		set_queue(NOW + TTW_NS + 5000);
+		uet_data(&f, SMARTT_DSCP_CRP_SPEC, 1000, 7, false);
+		r = egress(&f);
+		s = stats();
+		ktap(r == TC_ACT_OK && s.crp_spec_drop == 1 &&
+		     dscp_of(&f) == SMARTT_DSCP_CRP_SPEC_DROPPED &&
+		     f.len == f.l4 + 8 + SMARTT_TRIM_BYTES_DEFAULT,
+		     "past TTW at a port with trimming off: trimmed all the same");
+	}
+	spec_case(SF_PORT_NIC, TTW_NS + 5000, false,
+		  "speculative DATA behind 25 us at a host NIC (no TTW there)");
 
 	/* ordinary data is not subject to TTW */
 	set_port(0, 0);
 	reset_stats();
 	set_queue(NOW + 50000);
-	data_frame(&f, 0, 1000, 0);
+	uet_data(&f, SMARTT_DSCP_TRIMMABLE, 1000, 7, false);
+	g = f;
 	r = egress(&f);
-	ktap(r == TC_ACT_OK && stats().trimmed == 0 && !hdr(&f)->reserved2,
-	     "DATA without SPEC behind 50 us: queued, untouched");
+	ktap(r == TC_ACT_OK && stats().trimmed == 0 && !memcmp(f.b, g.b, f.len),
+	     "DATA with DSCP trimmable behind 50 us: queued, untouched");
+}
+
+/* CRP's control packets are those on CRP's port with CRP's version only. */
+static void t_ports(void)
+{
+	struct frame f, g;
+	int r;
+
+	set_port(0, G_CHAN);
+	set_table(G_CHAN, BASE, fig4);
+	reset_stats();
+	crp_frame(&f, SMARTT_PKT_CRP_REQ, 80, BASE, 0x1f);
+	f.b[f.l4 + 2] = SMARTT_UDP_PORT_DEFAULT >> 8;
+	f.b[f.l4 + 3] = SMARTT_UDP_PORT_DEFAULT & 0xff;
+	seal(&f, f.len);
+	g = f;
+	r = egress(&f);
+	ktap(r == TC_ACT_OK && !memcmp(f.b, g.b, f.len) && !stats().crp_req &&
+	     stats().prio_pkts == 1,
+	     "a CRP request sent to the UET port is not read (priority by its DSCP only)");
+
+	reset_stats();
+	set_table(G_CHAN, BASE, fig4);
+	crp_frame(&f, SMARTT_PKT_CRP_REQ, 80, BASE, 0x1f);
+	hdr(&f)->version = 1;
+	seal(&f, f.len);
+	g = f;
+	r = egress(&f);
+	ktap(r == TC_ACT_OK && !memcmp(f.b, g.b, f.len) && !stats().crp_req,
+	     "a version 1 request on the CRP port is other UDP");
 }
 
 /* Malformed CRP packets: dropped with drop_crp_bad, never read past the end. */
@@ -713,11 +538,6 @@ static void t_malformed(void)
 	     "a port of no group forwards even a malformed request");
 }
 
-static int quiet(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	return level == LIBBPF_WARN ? vfprintf(stderr, fmt, ap) : 0;
-}
-
 int main(void)
 {
 	int err, pass;
@@ -748,6 +568,11 @@ int main(void)
 		printf("not ok 1 load smartt_port_crp.bpf.o: %s\n1..1\n", strerror(-err));
 		return 1;
 	}
+	fd_cfg = bpf_map__fd(skel->maps.port_cfg);
+	fd_state = bpf_map__fd(skel->maps.port_state);
+	fd_stats = bpf_map__fd(skel->maps.port_stats);
+	prog_egress = bpf_program__fd(skel->progs.sf_egress);
+	prog_ingress = bpf_program__fd(skel->progs.sf_ingress);
 	printf("TAP version 13\n");
 	for (pass = 0; pass < 2; pass++) {
 		v6 = pass;
@@ -760,6 +585,7 @@ int main(void)
 		t_eager();
 		t_nonpart();
 		t_spec();
+		t_ports();
 		t_malformed();
 	}
 	printf("1..%d\n", n_test);

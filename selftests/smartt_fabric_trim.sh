@@ -1,11 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# smartt-fabric trimming: a burst overflowing a port yields trimmed smartt
-# packets of the configured size with valid checksums (the receiving stack
-# verifies them: checksum offload is off on fabric links), the TRIMMED and
-# LAST_HOP flags, the trim DSCP, delivered ahead of data queued before them;
-# nothing is lost.  TCP overflowing the same port is dropped, not trimmed.
+# smartt-fabric trimming, the UET way: a burst of UET DATA (DSCP
+# trimmable) overflowing a port yields trimmed packets that keep the
+# configured bytes of UDP payload (default: the PDS and SES headers), byte
+# for byte as sent, with valid lengths and checksums (the receiving stack
+# verifies them: checksum offload is off on fabric links; a zero UDP
+# checksum stays zero), remarked DSCP trimmed_lasthop (the port faces the
+# host), delivered ahead of data queued before them; nothing is lost, and
+# untrimmed DATA arrives byte for byte as sent (no port writes into it).
+# UDP of another DSCP and TCP overflowing the same port are dropped, not
+# trimmed.  ACKs (DSCP control) overtake queued data.
 #
 # Knobs: SF_TRIM_BURST (packets, default 100), SF_TRIM_RATE (port rate,
 # default 200kbit).
@@ -15,13 +20,14 @@ source "$(dirname "$0")/fabric_lib.sh"
 fabric_require
 
 BURST=${SF_TRIM_BURST:-100}
-DSCP=46
+DSCP_DATA=10		# dscp_trimmable
+DSCP_LASTHOP=14		# dscp_trimmed_lasthop: l0:h1 faces h1
 
 # The port must drain slower than the sender can send, also under TCG where
 # the Python sender manages a few hundred packets/s: 200 kbit/s by default
 # (60 ms per 1500-byte packet).
 RATE=${SF_TRIM_RATE:-200kbit}
-fabric_up --hosts 2 --rate "$RATE" --buffer 20000 --delay 0 --mtu 1500 --trim-dscp $DSCP
+fabric_up --hosts 2 --rate "$RATE" --buffer 20000 --delay 0 --mtu 1500
 sf set h0:eth0 rate=1gbit
 
 csum_errors() { # NODE: UDP + UDP6 checksum errors and IP header errors
@@ -39,36 +45,45 @@ s6 = {l.split()[0]: int(l.split()[1]) for l in open("/proc/net/snmp6") if l.stri
 print(s["Udp:InCsumErrors"] + s["Ip:InHdrErrors"] + s6["Udp6InCsumErrors"] + s6["Ip6InHdrErrors"])'
 }
 
-# trim_run LABEL DST EXPECT_UDP_PAYLOAD EXPECT_HDR_PAYLOAD_LEN
+# trim_run LABEL DST KEEP [SEND ARGS...]: KEEP bytes of UDP payload expected
 trim_run() {
-	local what=$1 dst=$2 want_len=$3 out=$__sf_tmp/trim.$1 sum=$__sf_tmp/trim.$1.sum e0 e1
+	local what=$1 dst=$2 want_len=$3 out=$__sf_tmp/trim.$1 sum=$__sf_tmp/trim.$1.sum e0 e1 fam=4
+	shift 3
+	[[ $dst == *:* ]] && fam=6
 	sf reset
 	e0=$(csum_errors h1)
-	recv_start h1 "$dst" "$out" --count "$BURST" --idle 3 --packets || { ktap_result FAIL "$what: receiver"; return; }
-	send_from h0 "$dst" --count "$BURST" --size 1500 >/dev/null
+	recv_start h1 "$dst" "$out" --count "$BURST" --idle 3 --packets --head 1500 ||
+		{ ktap_result FAIL "$what: receiver"; return; }
+	send_from h0 "$dst" --count "$BURST" --size 1500 "$@" >/dev/null
 	wait
 	e1=$(csum_errors h1)
 	sf status --json l0:h1 >"$__sf_tmp/st.$what"
-	python3 - "$out" "$want_len" $DSCP "$4" >"$sum" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1])); want = int(sys.argv[2]); dscp = int(sys.argv[3])
-plen = int(sys.argv[4])
+	python3 - "$out" "$want_len" "$fam" "$SMARTT_TOP/userspace/smartt_fabric" \
+		$DSCP_DATA $DSCP_LASTHOP "$*" >"$sum" <<'EOF'
+import json, struct, sys
+d = json.load(open(sys.argv[1])); want = int(sys.argv[2]); fam = int(sys.argv[3])
+sys.path.insert(0, sys.argv[4])
+import uet
+data_dscp, lasthop = int(sys.argv[5]), int(sys.argv[6])
+crc = "--no-crc" not in sys.argv[7]
 p = d["packets"]
-tr = [r for r in p if r.get("flags", 0) & 1]
-full = [r for r in p if not r.get("flags", 0) & 1]
+# what pktgen sent as packet psn: a 1500-byte frame of UET DATA
+plen = 1500 - 14 - (40 if fam == 6 else 20) - 8 - uet.DATA_HLEN - uet.CRC_LEN
+def sent(psn):
+    return uet.data(psn, (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen], crc=crc)
+tr = [r for r in p if r.get("trimmed")]
+full = [r for r in p if not r.get("trimmed")]
 # "ahead of queued data": a trimmed packet that arrived before a full packet
 # sent earlier than it (lower psn).
-order = [r["psn"] for r in p]
 ahead = any(r["psn"] > f["psn"] and p.index(r) < p.index(f) for r in tr for f in full)
 print(json.dumps({
     "received": len(p), "trimmed": len(tr),
     "sizes_ok": all(r["len"] == want for r in tr),
     "sizes": sorted({r["len"] for r in tr}),
-    "last_hop": all(r["flags"] & 2 for r in tr),
-    "ttl_ok": all(r["trim_ttl"] == r["ttl"] for r in tr),
-    "payload_len_ok": all(r["payload_len"] == plen for r in tr),
-    "dscp_ok": all(r["dscp"] == dscp for r in tr),
-    "full_dscp0": all(r.get("dscp", 0) == 0 for r in full),
+    "trimmed_as_sent": all(bytes.fromhex(r["head"]) == sent(r["psn"])[:want] for r in tr),
+    "full_as_sent": all(bytes.fromhex(r["head"]) == sent(r["psn"]) for r in full),
+    "dscp_ok": all(r["dscp"] == lasthop for r in tr),
+    "full_dscp": all(r["dscp"] == data_dscp for r in full),
     "ahead": ahead,
     "full_len": sorted({r["len"] for r in full})}))
 EOF
@@ -85,26 +100,38 @@ EOF
 		test "$(json_get "$sum" 'd["received"]')" = "$BURST"
 	check "$what: trimmed UDP payload is $want_len bytes" test "$(json_get "$sum" 'd["sizes_ok"]')" = True
 	check "$what: checksums valid (no UDP/IP errors at the receiver)" test "$e1" = "$e0"
-	check "$what: LAST_HOP flag set, trim TTL recorded, original length kept" \
-		test "$(json_get "$sum" 'd["last_hop"] and d["ttl_ok"] and d["payload_len_ok"]')" = True
-	check "$what: trimmed packets carry DSCP $DSCP, full ones 0" \
-		test "$(json_get "$sum" 'd["dscp_ok"] and d["full_dscp0"]')" = True
+	check "$what: trimmed packets keep their first $want_len bytes (PDS, SES) as sent" \
+		test "$(json_get "$sum" 'd["trimmed_as_sent"]')" = True
+	check "$what: untrimmed DATA arrives byte for byte as sent" \
+		test "$(json_get "$sum" 'd["full_as_sent"]')" = True
+	check "$what: trimmed packets carry DSCP $DSCP_LASTHOP (last hop), full ones $DSCP_DATA" \
+		test "$(json_get "$sum" 'd["dscp_ok"] and d["full_dscp"]')" = True
 	check "$what: trimmed packets overtake queued data" test "$(json_get "$sum" 'd["ahead"]')" = True
 }
 
 v6=$(host_field h1 ipv6)
 v4=$(host_field h1 ipv4)
-P6=$((1500 - 14 - 40 - 8 - 64))
-P4=$((1500 - 14 - 20 - 8 - 64))
-trim_run ipv6 "$v6" 64 $P6
-trim_run ipv4 "$v4" 64 $P4
-# A configured trim size: 200-byte frames.
-sf set l0:h1 trim_bytes=200
-trim_run ipv6-200 "$v6" $((200 - 14 - 40 - 8)) $P6
-trim_run ipv4-200 "$v4" $((200 - 14 - 20 - 8)) $P4
-sf set l0:h1 trim_bytes=0
-check "trim_bytes below the headers is rejected" \
-	bash -c "! '$SF' set l0:h1 trim_bytes=100 2>/dev/null"
+trim_run ipv6 "$v6" 56
+trim_run ipv4 "$v4" 56
+# UDP checksum 0, as the transport sends (IPv4: the receiving socket takes it)
+trim_run ipv4-csum0 "$v4" 56 --udp-csum off --no-crc
+# A configured trim size: 128 bytes of UDP payload (the priority buffer, 20000
+# bytes, holds a burst of such trims).
+sf set l0:h1 trim_bytes=128
+trim_run ipv6-128 "$v6" 128
+trim_run ipv4-128 "$v4" 128
+sf set l0:h1 trim_bytes=56
+check "trim_bytes below the PDS header is rejected" \
+	bash -c "! '$SF' set l0:h1 trim_bytes=11 2>/dev/null"
+
+# UDP of another DSCP (0) is not trimmable: dropped at the buffer.
+sf reset
+recv_start h1 "$v6" "$__sf_tmp/dscp0" --count "$BURST" --idle 2
+send_from h0 "$v6" --count "$BURST" --size 1500 --dscp 0 >/dev/null
+wait
+nd=$(port_stat l0:h1 drop_buffer)
+check "DSCP 0 overflow: dropped ($nd), nothing trimmed" \
+	test "$nd" -gt 0 -a "$(port_stat l0:h1 trimmed)" = 0 -a "$(json_get "$__sf_tmp/dscp0" 'd["trimmed"]')" = 0
 
 # Trimming off: the same burst is dropped at the buffer instead.
 sf set l0:h1 trim=off
@@ -127,8 +154,8 @@ wait
 python3 - "$__sf_tmp/prio" >"$__sf_tmp/prio.sum" <<'EOF'
 import json, sys
 p = json.load(open(sys.argv[1]))["packets"]
-acks = [i for i, r in enumerate(p) if r.get("type") == 2]
-data = [i for i, r in enumerate(p) if r.get("type") == 1]
+acks = [i for i, r in enumerate(p) if r.get("type") == "ack"]
+data = [i for i, r in enumerate(p) if r.get("type") == "data"]
 print(json.dumps({"acks": len(acks), "data": len(data),
                   "acks_before_last_data": bool(acks and data and max(acks) < max(data))}))
 EOF

@@ -121,12 +121,16 @@ def usage_cases():
             (["up", "--kmin", "200%"], r"--kmin 200%: want a percentage"),
             (["up", "--kmin", "90%", "--kmax", "10%"], r"--kmin 90%: above --kmax"),
             (["up", "--mtu", "100"], r"--mtu 100: out of range"),
-            (["up", "--trim-bytes", "5"], r"--trim-bytes 5: want 0"),
-            (["up", "--trim-dscp", "64"], r"--trim-dscp 64: "),
+            (["up", "--trim-bytes", "5"], r"--trim-bytes 5: out of range: want .* 12\.\.248"),
+            (["up", "--dscp-trimmable", "64"], r"--dscp-trimmable 64: out of range"),
+            (["up", "--dscp-control", "10"], r"--dscp-control 10: --dscp-trimmable is 10 too"),
+            (["up", "--trim-dscp", "46"], r"unrecognized arguments? --trim-dscp"),
             (["up", "--backend", "bogus"], r"--backend bogus: want auto, fq or htb"),
             (["up", "--delay", "20s"], r"--delay 20s: above 10 s"),
             (["up", "--ecn", "maybe"], r"--ecn maybe: not a switch"),
-            (["up", "--udp-port", "0"], r"--udp-port 0: "),
+            (["up", "--crp", "on", "--crp-udp-port", "4793"],
+             r"--crp-udp-port 4793: that is UET's port"),
+            (["up", "--crp-udp-port", "5000"], r"--crp-udp-port 5000: CRP is off"),
             (["up", "--uplink-rate", "1g", "--oversub", "2", "--leaves", "2", "--spines", "1",
               "--hosts", "2"], r"either --uplink-rate or --oversub"),
             (["up", "--bogus"], r"unrecognized argument --bogus"),
@@ -165,7 +169,7 @@ def usage_cases():
     expect("smartt-fabric set --help lists every knob", sf + ["set", "--help"], 0,
            out=lambda o: all(k + "=" in o for k in (
                "rate", "delay", "buffer", "kmin", "kmax", "loss", "standing", "trim_bytes",
-               "trim_dscp", "prio_buffer", "ecn", "trim", "blackhole", "prio", "nic_ts")))
+               "prio_buffer", "ecn", "trim", "blackhole", "prio")))
     expect("smartt-fabric: SMARTT_FABRIC_NAME=BAD is a usage error", sf + ["down"], 2,
            r"SMARTT_FABRIC_NAME=BAD", env={"SMARTT_FABRIC_NAME": "BAD"})
 

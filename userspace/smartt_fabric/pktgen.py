@@ -3,33 +3,40 @@
 """Packet generator and receiver for testing smartt-fabric.
 
 send: builds complete Ethernet frames (AF_PACKET) so that every field the
-fabric looks at is under control: smartt header, IPv6 flow label or IPv4
-UDP source port, ECN bits, packet size, and checksums (computed here).
+fabric looks at is under control: the DSCP (the fabric's classes), ECN bits,
+IPv6 flow label or IPv4 UDP source port, packet size, UDP checksum (computed
+here, or 0 as the transport sends it), and a UET packet of the transport's
+wire format v2 (uet.py: DATA = PDS RUD_REQ + SES standard request, ACK_CC,
+NACK, CTRL PROBE) or plain UDP.
 recv: a plain UDP socket, so the kernel validates lengths and checksums of
-what it delivers; reports per-packet ECN, hop limit and smartt header.
+what it delivers; reports per-packet ECN, DSCP, hop limit and the PDS type
+and PSN.
 
   pktgen.py send --dev eth0 --dmac MAC --src IP --dst IP [--count N]
-                 [--size FRAME] [--pps N] [--ect] [--flows N] [--type data]
-                 [--proto smartt|udp] [--dport N]
+                 [--size FRAME] [--pps N] [--ect] [--flows N]
+                 [--type data|ack|nack|probe] [--dscp D] [--udp-csum on|off]
+                 [--proto uet|udp] [--dport N]
   pktgen.py recv --bind IP [--port N] [--count N] [--idle S] [--packets]
 """
 import argparse
 import ipaddress
 import json
+import os
 import socket
 import struct
 import sys
 import time
 
-SMARTT_MAGIC = 0x5374
-HDR_FMT = "!HBBHBBIIQHHIQQQQ"
-HDR_LEN = struct.calcsize(HDR_FMT)
-assert HDR_LEN == 64
-TYPES = {"data": 1, "ack": 2, "nack": 3, "probe": 4, "probe_ack": 5, "ctrl": 6}
+sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+import uet  # noqa: E402  (next to this file)
+
+TYPES = ("data", "ack", "nack", "probe")
+PDS_TYPE_NAMES = {uet.PDS_RUD_REQ: "data", uet.PDS_ACK: "ack", uet.PDS_ACK_CC: "ack",
+                  uet.PDS_NACK: "nack", uet.PDS_CTRL: "ctrl"}
 IP_TTL, IP_RECVTTL = 2, 12
 IPV6_RECVHOPLIMIT, IPV6_HOPLIMIT = 51, 52
 IPV6_RECVTCLASS, IPV6_TCLASS = 66, 67
-F_TRIMMED, F_LAST_HOP, F_TX_TS, F_RX_TS = 0x1, 0x2, 0x20, 0x40
+TRIMMED_DSCPS = (uet.DSCP["trimmed"], uet.DSCP["trimmed_lasthop"], uet.DSCP["crp_spec_dropped"])
 
 
 def csum(data):
@@ -45,35 +52,55 @@ def mac(s):
     return bytes(int(x, 16) for x in s.split(":"))
 
 
+def uet_payload(a, psn, l4):
+    """The UDP payload of a UET packet of type a.type; DATA fills the frame
+    size, the control types have their own size."""
+    if a.type == "data":
+        plen = l4 - 8 - uet.DATA_HLEN - uet.CRC_LEN
+        if plen < 0:
+            raise SystemExit("size %d too small for UET DATA" % a.size)
+        return uet.data(psn, (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen],
+                        crc=a.crc)
+    if a.type == "ack":
+        return uet.ack_cc(psn)
+    if a.type == "nack":
+        return uet.nack(psn)
+    return uet.probe(psn)
+
+
 def build(a, psn, flow):
     src, dst = ipaddress.ip_address(a.src), ipaddress.ip_address(a.dst)
     v6 = src.version == 6
     l3 = 40 if v6 else 20
     l4 = a.size - 14 - l3
-    if l4 < 8 + (HDR_LEN if a.proto == "smartt" else 0):
+    if l4 < 8:
         raise SystemExit("size %d too small" % a.size)
-    if a.proto == "smartt":
-        plen = l4 - 8 - HDR_LEN
-        hdr = struct.pack(HDR_FMT, SMARTT_MAGIC, 1, TYPES[a.type], 0, 0, 8,
-                          flow, 1, psn, plen, 0, 0, 0, 0, 0, 0)
-        payload = hdr + (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen]
+    if a.proto == "uet":
+        payload = uet_payload(a, psn, l4)
+        l4 = 8 + len(payload)
     else:
         payload = (struct.pack("!Q", psn) * (l4 // 8 + 1))[:l4 - 8]
     sport = a.sport + (flow % a.flows if not v6 else 0)
     udp = struct.pack("!HHHH", sport, a.dport, l4, 0) + payload
-    ecn = 2 if a.ect else 0
+    dscp = a.dscp
+    if dscp is None:
+        dscp = 0 if a.proto == "udp" else \
+            uet.DSCP["trimmable" if a.type == "data" else "control"]
+    tc = (dscp << 2) | (2 if a.ect else 0)
     if v6:
         label = (a.label_base + flow % a.flows) & 0xfffff
         pseudo = src.packed + dst.packed + struct.pack("!IxxxB", l4, 17)
-        c = csum(pseudo + udp) or 0xffff
-        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
-        ip = struct.pack("!IHBB", (6 << 28) | (ecn << 20) | label, l4, 17, 64) + src.packed + dst.packed
+        if a.udp_csum == "on":
+            c = csum(pseudo + udp) or 0xffff
+            udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!IHBB", (6 << 28) | (tc << 20) | label, l4, 17, 64) + src.packed + dst.packed
         et = 0x86DD
     else:
         pseudo = src.packed + dst.packed + struct.pack("!xBH", 17, l4)
-        c = csum(pseudo + udp) or 0xffff
-        udp = udp[:6] + struct.pack("!H", c) + udp[8:]
-        ip = struct.pack("!BBHHHBBH", 0x45, ecn, l3 + l4, psn & 0xffff, 0x4000, 64, 17, 0) + src.packed + dst.packed
+        if a.udp_csum == "on":
+            c = csum(pseudo + udp) or 0xffff
+            udp = udp[:6] + struct.pack("!H", c) + udp[8:]
+        ip = struct.pack("!BBHHHBBH", 0x45, tc, l3 + l4, psn & 0xffff, 0x4000, 64, 17, 0) + src.packed + dst.packed
         ip = ip[:10] + struct.pack("!H", csum(ip)) + ip[12:]
         et = 0x0800
     return mac(a.dmac) + a.smac + struct.pack("!H", et) + ip + udp
@@ -104,7 +131,7 @@ def send(a):
             if e.errno != 105:  # ENOBUFS: the qdisc is full, count as not sent
                 raise
     if a.tail_acks:
-        a.type, a.size = "ack", max(200, 14 + 40 + 8 + HDR_LEN)
+        a.type, a.proto, a.dscp = "ack", "uet", None
         for i in range(a.count, a.count + a.tail_acks):
             s.send(build(a, i, i))
             sent += 1
@@ -154,16 +181,18 @@ def recv(a):
         e = (tos or 0) & 3
         ce += e == 3
         ect += e in (1, 2, 3)
-        rec = {"len": len(data), "ecn": e, "ttl": ttl, "t": now}
-        if len(data) >= HDR_LEN:
-            f = struct.unpack(HDR_FMT, data[:HDR_LEN])
-            if f[0] == SMARTT_MAGIC:
-                rec.update({"type": f[2], "flags": f[3], "trim_ttl": f[4], "entropy": f[6],
-                            "psn": f[8], "payload_len": f[9], "tx_ts": f[12], "rx_ts": f[13],
-                            "dscp": (tos or 0) >> 2})
-                trimmed += bool(f[3] & F_TRIMMED)
-            elif len(data) >= 8:
-                rec["psn"] = struct.unpack("!Q", data[:8])[0]
+        dscp = (tos or 0) >> 2
+        rec = {"len": len(data), "ecn": e, "dscp": dscp, "ttl": ttl, "t": now}
+        f = uet.pds_fields(data)
+        if f:
+            rec.update(f)
+            rec["type"] = PDS_TYPE_NAMES[f["pds_type"]]
+            rec["trimmed"] = dscp in TRIMMED_DSCPS
+            trimmed += rec["trimmed"]
+        elif len(data) >= 8:
+            rec["psn"] = struct.unpack("!Q", data[:8])[0]
+        if a.head:
+            rec["head"] = data[:a.head].hex()
         if a.packets:
             pkts.append(rec)
     out = {"received": n, "bytes": nbytes, "ce": ce, "ect": ect, "trimmed": trimmed,
@@ -189,10 +218,19 @@ def main():
     s.add_argument("--label-base", type=int, default=0x100)
     s.add_argument("--sport", type=int, default=20000)
     s.add_argument("--dport", type=int, default=4793)
-    s.add_argument("--type", choices=sorted(TYPES), default="data")
-    s.add_argument("--proto", choices=("smartt", "udp"), default="smartt")
+    s.add_argument("--type", choices=TYPES, default="data",
+                   help="UET packet: DATA fills --size, the others have their own size")
+    s.add_argument("--proto", choices=("uet", "udp"), default="uet")
+    s.add_argument("--dscp", type=int, choices=range(64), metavar="0..63", default=None,
+                   help="default: trimmable (10) for DATA, control (46) for the other UET "
+                   "types, 0 for plain UDP")
+    s.add_argument("--udp-csum", choices=("on", "off"), default="on",
+                   help="off: UDP checksum 0, as the transport sends (IPv6 sockets without "
+                   "zero-checksum receive drop such packets)")
+    s.add_argument("--no-crc", dest="crc", action="store_false",
+                   help="zeros instead of the CRC32C trailer (faster)")
     s.add_argument("--tail-acks", type=int, default=0,
-                   help="then send this many smartt ACKs (priority test)")
+                   help="then send this many ACKs (UET ACK_CC, DSCP control: priority test)")
     r = sub.add_parser("recv")
     r.add_argument("--bind", required=True)
     r.add_argument("--port", type=int, default=4793)
@@ -200,6 +238,8 @@ def main():
     r.add_argument("--idle", type=float, default=1.0)
     r.add_argument("--start-timeout", type=float, default=10.0)
     r.add_argument("--packets", action="store_true")
+    r.add_argument("--head", type=int, default=0, metavar="BYTES",
+                   help="with --packets: each packet's first BYTES of UDP payload, in hex")
     r.add_argument("--ready", help="touch this file once bound")
     a = ap.parse_args()
     if a.cmd == "send":
