@@ -338,30 +338,77 @@ def decode_file(path, *opts):
     return rc, objs, se
 
 
-def test_uapi():
-    """fields.py against the uAPI header of the tree: the CRP layout."""
-    hdr = open(os.path.join(TOP, "kernel/include/uapi/linux/smartt.h")).read()
+def uapi_checks(hdr):
+    """fields.py against a uAPI header's text: (differences, how many
+    constants were compared, whether the header is the UET one)."""
     why = []
 
     def struct_fields(name):
         m = re.search(r"struct %s \{(.*?)\};" % name, hdr, re.S)
         return re.findall(r"__(?:be|u)(\d+)\s+(\w+);", m.group(1)) if m else []
+
+    def const(name, depth=0):
+        m = re.search(r"\b%s\s*=?\s*(0x[0-9a-fA-F]+|\d+|SMARTT_\w+)U?\b" % name, hdr)
+        if not m:
+            return None
+        v = m.group(1)
+        if v.startswith("SMARTT_"):     # defined as another constant
+            return const(v, depth + 1) if depth < 4 else None
+        return int(v, 0)
     size = {"8": "B", "16": "H", "32": "I", "64": "Q"}
     for sname, mine in (("smartt_hdr", F.SMARTT_HDR_FIELDS),
                         ("smartt_crp_ext", F.SMARTT_CRP_EXT_FIELDS)):
         theirs = [(nm, size[b]) for b, nm in struct_fields(sname)]
         if theirs != list(mine):
             why.append("struct %s: header %s, decoder %s" % (sname, theirs, list(mine)))
-    for name, val in (("SMARTT_MAGIC", F.SMARTT_MAGIC), ("SMARTT_HDR_LEN", F.SMARTT_HDR_LEN),
-                      ("SMARTT_CRP_EXT_LEN", F.SMARTT_CRP_EXT_LEN),
-                      ("SMARTT_PKT_CRP_REQ", 7), ("SMARTT_PKT_CRP_GRANT", 8),
-                      ("SMARTT_PKT_CRP_RETRY", 9), ("SMARTT_CRP_DEST_DONE", 1),
-                      ("SMARTT_CRP_NO_SLOT", 2), ("SMARTT_CRP_DEST_FULL", 4),
-                      ("SMARTT_CRP_CONVERTED", 8)):
-        m = re.search(r"\b%s\s*=?\s*(0x[0-9a-fA-F]+|\d+)" % name, hdr)
-        if not m or int(m.group(1), 0) != val:
-            why.append("%s: header %s, decoder %d" % (name, m and m.group(1), val))
-    tap(not why, "decode: the CRP layout and constants match the uAPI header", why)
+    want = [("SMARTT_MAGIC", F.SMARTT_MAGIC), ("SMARTT_HDR_LEN", F.SMARTT_HDR_LEN),
+            ("SMARTT_CRP_EXT_LEN", F.SMARTT_CRP_EXT_LEN)]
+    want += [("SMARTT_PKT_" + v, k) for k, v in F.CRP_TYPES.items()]
+    want += [("SMARTT_CRP_" + k.upper(), v) for k, v in F.CRP_FLAGS]
+    uet = const("SMARTT_PDS_TYPE_MASK") is not None
+    if uet:
+        # the UET wire format's header: every constant both name
+        want += [("SMARTT_WIRE_VERSION", F.SMARTT_CRP_VERSIONS[-1]),
+                 ("SMARTT_UDP_PORT_DEFAULT", F.UET_PORT),
+                 ("SMARTT_CRP_UDP_PORT_DEFAULT", F.CRP_PORT),
+                 ("SMARTT_CRC_LEN", F.CRC_LEN), ("SMARTT_TRIM_BYTES_DEFAULT", F.TRIM_BYTES),
+                 ("SMARTT_PDS_TYPE_MASK", F.PDS_TYPE_MASK << F.PDS_TYPE_SHIFT),
+                 ("SMARTT_PDS_NH_MASK", F.PDS_NH_MASK << F.PDS_NH_SHIFT),
+                 ("SMARTT_PDS_FLAGS_MASK", F.PDS_FLAGS_MASK),
+                 ("SMARTT_NACK_VENDOR_CRP_SPEC_DROP", F.SMARTT_VENDOR),
+                 ("SMARTT_SES_OPCODE_SEND", F.SES_SEND)]
+        want += [("SMARTT_DSCP_" + k.upper(), v) for k, v in F.DSCP_DEFAULTS]
+        want += [("SMARTT_PDS_" + v, k) for k, v in F.PDS_TYPES.items() if k]
+        want += [("SMARTT_PDS_NH_" + v, k) for k, v in F.NEXT_HDRS.items()]
+        want += [("SMARTT_PDS_CTL_" + v, k) for k, v in F.CTL_TYPES.items()]
+        want += [("SMARTT_PDS_REQ_F_" + k.upper(), v) for k, v in F.REQ_FLAGS]
+        want += [("SMARTT_PDS_ACK_F_" + k.upper(), v) for k, v in F.ACK_FLAGS]
+        want += [("SMARTT_PDS_NACK_F_" + k.upper(), v) for k, v in F.NACK_FLAGS]
+        want += [("SMARTT_PDS_CTRL_F_" + k.upper(), v) for k, v in F.CTRL_FLAGS]
+        want += [("SMARTT_SES_F_" + k.upper(), v) for k, v in F.SES_FLAGS]
+        # the header's names of NACK codes and return codes are shorter
+        # here and there (EXP_NORMAL, GTD_RESP_UNAVAIL): compare by value
+        for pre, table in (("SMARTT_NACK_", F.NACK_CODES), ("SMARTT_SES_RC_", F.SES_RETURN_CODES)):
+            for nm, v in re.findall(r"\b%s(\w+)\s*=\s*(0x[0-9a-fA-F]+|\d+)" % pre, hdr):
+                if int(v, 0) not in table:
+                    why.append("%s%s = %s: the decoder has no such code" % (pre, nm, v))
+                elif pre == "SMARTT_SES_RC_" and table[int(v, 0)] != "RC_" + nm:
+                    why.append("%s%s = %s: the decoder calls it %s" % (pre, nm, v,
+                                                                        table[int(v, 0)]))
+    for name, val in want:
+        got = const(name)
+        if got != val:
+            why.append("%s: header %s, decoder %d" % (name, got, val))
+    return why, len(want), uet
+
+
+def test_uapi():
+    """fields.py against the uAPI header of the tree."""
+    hdr = open(os.path.join(TOP, "kernel/include/uapi/linux/smartt.h")).read()
+    why, count, uet = uapi_checks(hdr)
+    tap(not why, "decode: the wire constants match the uAPI header (%d compared%s)"
+        % (count, "" if uet else "; the CRP layout only: the header predates the UET format"),
+        why)
 
 
 def test_good(tmp):
@@ -548,8 +595,45 @@ def test_fuzz():
 
 # ---- the Lua dissector in tshark ----
 
+TSHARK = None
+
+
+def tshark_cmd(tmp):
+    """How to run tshark with the tree's dissector: with -X lua_script; or,
+    where a copy of it is installed (make install) and loads first, that
+    copy if it is the tree's, else tshark in a mount namespace where the
+    plugin directories holding it are empty.  None, why: cannot."""
+    rc, so, _ = run(["tshark", "-G", "folders"])
+    dirs = []
+    for line in so.splitlines():
+        k, _, v = line.partition(":")
+        if k.strip() in ("Global Lua Plugins", "Personal Lua Plugins"):
+            d = v.strip()
+            if os.path.exists(os.path.join(d, os.path.basename(LUA))):
+                dirs.append(d)
+    if not dirs:
+        return ["tshark", "-X", "lua_script:" + LUA], None
+    with open(LUA, "rb") as f:
+        mine = f.read()
+    same = True
+    for d in dirs:
+        with open(os.path.join(d, os.path.basename(LUA)), "rb") as f:
+            same = same and f.read() == mine
+    if same:
+        return ["tshark"], None
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        return None, "an installed %s differs from the tree's (make install-dissector)" % (
+            os.path.join(dirs[0], os.path.basename(LUA)))
+    empty = os.path.join(tmp, "no-plugins")
+    os.makedirs(empty, exist_ok=True)
+    script = ('while [ "$1" != -- ]; do mount --bind "%s" "$1" || exit 97; shift; done; '
+              'shift; exec tshark "$@"' % empty)
+    return ["unshare", "-m", "--", "sh", "-c", script, "sh"] + dirs + ["--", "-X",
+                                                                        "lua_script:" + LUA], None
+
+
 def tshark_fields(path, flds, extra=()):
-    argv = ["tshark", "-n", "-X", "lua_script:" + LUA, "-r", path, "-T", "fields",
+    argv = TSHARK + ["-n", "-r", path, "-T", "fields",
             "-E", "separator=|", "-E", "occurrence=a", "-E", "aggregator=,"] + list(extra)
     for f in flds:
         argv += ["-e", f]
@@ -581,13 +665,19 @@ LUA_WANT = {
 }
 
 
-def test_lua(files, bad_path):
+def test_lua(files, bad_path, tmp):
+    global TSHARK
     if not shutil.which("tshark"):
         tap(None, "dissector: every field in tshark", ["tshark not installed (make deps)"])
         return
     if not os.path.exists(LUA):
         tap(False, "dissector: %s exists" % LUA)
         return
+    TSHARK, why = tshark_cmd(tmp)
+    if TSHARK is None:
+        tap(None, "dissector: every field in tshark", [why])
+        return
+    print("# tshark: %s" % " ".join(TSHARK))
     good = good_packets()
     for vname in ("pcap ethernet ipv4", "pcapng ethernet ipv6", "pcapng sll2 ipv4"):
         path = files[vname]
@@ -663,7 +753,7 @@ def test_lua(files, bad_path):
     tap(not errs and len(rows) == len(good), "dissector: well-formed packets raise no warning "
         "or error", ["frames with warnings: %s" % errs] if errs else [])
     # -V shows the names
-    rc, so, se = run(["tshark", "-n", "-X", "lua_script:" + LUA, "-r", path, "-V"])
+    rc, so, se = run(TSHARK + ["-n", "-r", path, "-V"])
     miss = [w for w in ("RUD_REQ", "REQ_STD", "SEND", "ACK_CC", "NSCC", "TRIMMED_LASTHOP",
                         "PROBE", "RC_BAD_PID", "CRP_GRANT", "Start of message (SOM)",
                         "CRC32C: valid") if w not in so]
@@ -682,7 +772,7 @@ def main():
         bad_path = test_bad(tmp)
         test_snap(tmp)
         test_fuzz()
-        test_lua(files, bad_path)
+        test_lua(files, bad_path, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0
