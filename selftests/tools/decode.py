@@ -18,7 +18,6 @@ import os
 import random
 import re
 import shutil
-import struct
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,9 @@ sys.path.insert(0, os.path.join(TOP, "selftests", "tools"))
 sys.path.insert(0, os.path.join(TOP, "userspace"))
 import uet_encode as E  # noqa: E402
 from smartt_uet import fields as F  # noqa: E402
-from smartt_uet.cli import Config, decode_packet  # noqa: E402
+from smartt_uet import fmt  # noqa: E402
+from smartt_uet.cli import decode_packet  # noqa: E402
+from smartt_uet.decode import Config  # noqa: E402
 from smartt_uet.pcap import Record  # noqa: E402
 
 CTL = os.path.join(TOP, "userspace", "smarttctl")
@@ -413,7 +414,8 @@ def test_uapi():
 
 def test_good(tmp):
     good = good_packets()
-    variants = [("pcap ethernet ipv4", "pcap", 1, False), ("pcapng ethernet ipv6", "pcapng", 1, True),
+    variants = [("pcap ethernet ipv4", "pcap", 1, False),
+                ("pcapng ethernet ipv6", "pcapng", 1, True),
                 ("pcap sll ipv6", "pcap", 113, True), ("pcapng sll2 ipv4", "pcapng", 276, False),
                 ("pcap sll2 ipv6", "pcap", 276, True), ("pcap raw ipv4", "pcap", 101, False)]
     files = {}
@@ -458,6 +460,9 @@ def test_stdin_text(files):
         if must not in so:
             why.append("text output lacks %r" % must)
     tap(not why, "decode - (standard input), text output names every type", why)
+    rc, so, se = run(["bash", "-c", "%s decode %s | head -c 10 >/dev/null" % (CTL, path)])
+    tap("Traceback" not in se and not se.strip(),
+        "decode: a reader that goes away ends the output quietly", [se.strip()[-300:]])
 
 
 def test_knobs(tmp):
@@ -584,7 +589,7 @@ def test_fuzz():
                               cfg)
             if d is not None:
                 json.dumps(d)
-                "\n".join(__import__("smartt_uet.fmt", fromlist=["text"]).text(d))
+                "\n".join(fmt.text(d))
         except Exception as e:      # noqa: BLE001 - any exception is the failure
             errors += 1
             first = first or "%s: %s on %s" % (type(e).__name__, e, bytes(fr).hex())
@@ -707,8 +712,8 @@ def test_lua(files, bad_path, tmp):
             why.append("%d rows for %d packets" % (len(rows), len(objs)))
         for (name, _, _, _), o, row in zip(good, objs, rows):
             got = dict(zip(keys, row))
-            for h, pre in (("pds", "uet.pds."), ("ses", "uet.ses."), ("smartt", "smartt_crp.smartt."),
-                           ("crp", "smartt_crp.crp.")):
+            for h, pre in (("pds", "uet.pds."), ("ses", "uet.ses."),
+                           ("smartt", "smartt_crp.smartt."), ("crp", "smartt_crp.crp.")):
                 for k, v in (o.get(h) or {}).items():
                     f = pre + k
                     if f not in got:
@@ -759,6 +764,26 @@ def test_lua(files, bad_path, tmp):
                         "CRC32C: valid") if w not in so]
     tap(not miss, "dissector: tshark -V names types, opcodes, codes and the CRC status",
         ["missing: %s" % miss] if miss else [])
+    # fuzzed packets: the dissector never fails with a Lua error
+    rnd = random.Random(4794)
+    base = [(p, kw) for _, p, kw, _ in good_packets() + bad_packets()]
+    frames = []
+    for _ in range(3000):
+        p, kw = rnd.choice(base)
+        b = bytearray(p)
+        for _ in range(rnd.randint(0, 4)):
+            if b:
+                b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
+        if rnd.random() < 0.5:
+            b = b[:rnd.randint(1, max(1, len(b)))]
+        frames.append(frame(bytes(b), kw, v6=rnd.random() < 0.5))
+    fz = os.path.join(tmp, "fuzz.pcap")
+    E.write_pcap(fz, frames)
+    rc, so, se = run(TSHARK + ["-n", "-r", fz, "-V"])
+    errs = [line.strip() for line in so.splitlines() if "Lua Error" in line]
+    tap(rc == 0 and not errs and so.count("Frame ") >= len(frames),
+        "dissector: %d fuzzed packets, no Lua error" % len(frames),
+        errs[:5] + ([se.strip()[-300:]] if rc else []))
 
 
 def main():
