@@ -18,6 +18,7 @@ import os
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -462,7 +463,8 @@ def test_stdin_text(files):
     tap(not why, "decode - (standard input), text output names every type", why)
     rc, so, se = run(["bash", "-c", "%s decode %s | head -c 10 >/dev/null" % (CTL, path)])
     tap("Traceback" not in se and not se.strip(),
-        "decode: a reader that goes away ends the output quietly", [se.strip()[-300:]])
+        "decode: a reader that goes away ends the output quietly",
+        [se.strip()[-300:]] if se.strip() else [])
 
 
 def test_knobs(tmp):
@@ -559,6 +561,47 @@ def test_snap(tmp):
         and objs[0]["ses"]["request_length"] == 500 and objs[0]["payload_bytes"] == 500
     tap(ok, "decode: a snapped capture decodes its headers; CRC not captured, not malformed",
         [] if ok else ["exit %s, %s" % (rc, objs)])
+
+
+def test_live(tmp):
+    """Packets sent through UDP sockets over loopback, captured by tcpdump
+    -i any (Linux cooked SLL2, as a user captures them)."""
+    if os.geteuid() != 0 or not shutil.which("tcpdump"):
+        tap(None, "decode: a tcpdump -i any capture of packets sent over loopback",
+            ["needs root and tcpdump"])
+        return
+    path = os.path.join(tmp, "live.pcap")
+    td = subprocess.Popen(["tcpdump", "-i", "any", "-U", "-w", path,
+                           "udp dst port 4793 and (host 127.0.0.1 or host ::1)"],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    line = td.stderr.readline().decode(errors="replace")     # "listening on any ..."
+    dat = E.with_crc(E.rud_req(5, 1, 2) + E.ses_std(request_length=3) + b"abc")
+    ack = E.with_crc(E.ack_cc(5, 2, 1, ooo_count=3))
+    try:
+        s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s4.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 10 << 2)
+        s4.sendto(dat, ("127.0.0.1", 4793))
+        s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+        s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, 46 << 2)
+        s6.sendto(ack, ("::1", 4793))
+        s4.close()
+        s6.close()
+    except OSError as e:
+        line += " (send: %s)" % e
+    time.sleep(1)
+    td.terminate()
+    td.wait(timeout=10)
+    rc, objs, se = decode_file(path)
+    why = [] if rc == 0 and len(objs) == 2 else ["exit %s, %d packets; tcpdump said %r; %s"
+                                                 % (rc, len(objs), line, se.strip())]
+    if not why:
+        why += check(objs[0], {"ip_version": 4, "dscp_class": "trimmable", "malformed": [],
+                               "pds": {"type": 2, "psn": 5}, "ses": {"request_length": 3},
+                               "payload_bytes": 3, "crc": {"status": "valid"}})
+        why += check(objs[1], {"ip_version": 6, "dscp_class": "control", "malformed": [],
+                               "pds": {"type": 8, "cc_state.ooo_count": 3},
+                               "crc": {"status": "valid"}})
+    tap(not why, "decode: a tcpdump -i any capture of packets sent over loopback (SLL2)", why)
 
 
 def test_fuzz():
@@ -796,6 +839,7 @@ def main():
         test_file_errors(tmp)
         bad_path = test_bad(tmp)
         test_snap(tmp)
+        test_live(tmp)
         test_fuzz()
         test_lua(files, bad_path, tmp)
     finally:
