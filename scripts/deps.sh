@@ -91,7 +91,10 @@ fi
 chmod 0644 /boot/vmlinuz-* 2>/dev/null || true
 
 # virtme-ng (pinned) in its own venv.
-if [ -x "$VENV/bin/vng" ] && "$VENV/bin/pip" show virtme-ng 2>/dev/null | grep -qx "Version: $VIRTME_NG_VERSION"; then
+# (sed reads pip's whole output: grep -q would end the pipe early, and
+# pipefail would take pip's SIGPIPE for a missing package)
+have_vng=$("$VENV/bin/pip" show virtme-ng 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ -x "$VENV/bin/vng" ] && [ "$have_vng" = "$VIRTME_NG_VERSION" ]; then
 	say "virtme-ng $VIRTME_NG_VERSION present in $VENV"
 else
 	say "installing virtme-ng==$VIRTME_NG_VERSION into $VENV"
