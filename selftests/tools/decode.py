@@ -6,9 +6,9 @@ over Ethernet, SLL and SLL2, IPv4 and IPv6, each field checked; every
 malformed case (cut at each header boundary, bad CRC, unknown type, wrong
 next header, reserved bits, lengths that disagree, a full packet marked
 trimmed...) reported as malformed with exit status 3 and no traceback; a
-bounded fuzz loop; then the same captures through tshark with the
-project's dissector (skipped, saying why, without tshark).  One TAP line
-per case.
+real tcpdump capture of packets sent over loopback (root); a bounded fuzz
+loop; then the same captures through tshark with the project's dissector
+(skipped, saying why, without tshark).  One TAP line per case.
 
     decode.py [TOP]
 """
