@@ -574,7 +574,13 @@ def test_live(tmp):
     td = subprocess.Popen(["tcpdump", "-i", "any", "-U", "-w", path,
                            "udp dst port 4793 and (host 127.0.0.1 or host ::1)"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    line = td.stderr.readline().decode(errors="replace")     # "listening on any ..."
+    # capturing once it says "listening on"
+    line = ""
+    for _ in range(5):
+        got = td.stderr.readline().decode(errors="replace")
+        line += got
+        if not got or "listening on" in got:
+            break
     dat = E.with_crc(E.rud_req(5, 1, 2) + E.ses_std(request_length=3) + b"abc")
     ack = E.with_crc(E.ack_cc(5, 2, 1, ooo_count=3))
     try:
