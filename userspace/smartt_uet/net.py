@@ -34,7 +34,8 @@ IPV6_FRAG = 44
 class Datagram:
     """One UDP datagram: addresses, IP fields, the UDP payload as captured
     (payload) and its length on the wire (payload_len), what is malformed
-    about the IP/UDP framing, and whether it is a fragment (not decoded)."""
+    about the IP/UDP framing, and whether it is a fragment (which the
+    decoder passes over)."""
 
     def __init__(self):
         self.ip_version = 0
