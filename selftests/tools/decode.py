@@ -813,6 +813,14 @@ def test_lua(files, bad_path, tmp):
                         "CRC32C: valid") if w not in so]
     tap(not miss, "dissector: tshark -V names types, opcodes, codes and the CRC status",
         ["missing: %s" % miss] if miss else [])
+    # the preferences: port and DSCP classes, as decode's knobs
+    trc, rows, se = tshark_fields(os.path.join(tmp, "knobs.pcap"),
+                                  ["uet.dscp_class", "uet.crc.status", "_ws.expert.message"],
+                                  ["-o", "uet.port:5000", "-o", "uet.dscp_trimmable:20",
+                                   "-o", "uet.dscp_trimmed:22"])
+    want = [["trimmable", "valid", ""], ["trimmed", "absent", ""]]
+    tap(rows == want, "dissector: -o uet.port, uet.dscp_* classify as decode's knobs do",
+        [] if rows == want else ["rows %r, want %r; %s" % (rows, want, se.strip()[-300:])])
     # fuzzed packets: the dissector never fails with a Lua error
     rnd = random.Random(4794)
     base = [(p, kw) for _, p, kw, _ in good_packets() + bad_packets()]
