@@ -158,7 +158,8 @@ def run(a, out=None):
                 out.write(fmt.json_line(p) + "\n")
             else:
                 out.write("\n".join(fmt.text(p)) + "\n")
-            out.flush()
+            if a.file == "-":
+                out.flush()     # a live capture: each packet as it comes
     except CaptureError as e:
         raise CaptureFileError("decode: %s: %s (after %d packets)"
                                % ("stdin" if a.file == "-" else a.file, e, n))

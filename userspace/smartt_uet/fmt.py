@@ -3,7 +3,7 @@
 object per line (--json).
 
 Text: a first line with frame number, time, addresses, IP version, DSCP
-(and its class), ECN and UDP length; then one line per header (pds, ses,
+(and its class), ECN, UDP length (and flow label, entropy); then one line per header (pds, ses,
 smartt, crp) of name=value pairs in wire order, a value with a name shown
 as "3(REQ_STD)"; then the payload and CRC32C; then "malformed: WHY" and
 "note: WHAT" lines.
@@ -51,6 +51,8 @@ def text(p):
         p["ecn_name"], p["udp_length"])
     if v6:
         first += " flow_label 0x%05x" % p["flow_label"]
+    if "entropy" in p:
+        first += " entropy %d" % p["entropy"]
     lines = [first]
     for h in ("pds", "ses", "smartt", "crp"):
         d = p.get(h)
