@@ -571,7 +571,7 @@ def test_live(tmp):
             ["needs root and tcpdump"])
         return
     path = os.path.join(tmp, "live.pcap")
-    td = subprocess.Popen(["tcpdump", "-i", "any", "-U", "-w", path,
+    td = subprocess.Popen(["tcpdump", "-i", "any", "--immediate-mode", "-U", "-w", path,
                            "udp dst port 4793 and (host 127.0.0.1 or host ::1)"],
                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     # capturing once it says "listening on"
@@ -594,7 +594,11 @@ def test_live(tmp):
         s6.close()
     except OSError as e:
         line += " (send: %s)" % e
-    time.sleep(1)
+    # both written (pcap header 24, each record 16 + frame), or 10 s
+    want = 24 + 2 * 16 + len(dat) + len(ack) + 2 * 20 + 20 + 40 + 2 * 8
+    t0 = time.time()
+    while time.time() - t0 < 10 and (not os.path.exists(path) or os.path.getsize(path) < want):
+        time.sleep(0.1)
     td.terminate()
     td.wait(timeout=10)
     rc, objs, se = decode_file(path)
