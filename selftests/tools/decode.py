@@ -166,9 +166,15 @@ def good_packets():
                        "ses": {"opcode": 1, "opcode_name": "RESPONSE", "return_code": 0x1a,
                                "return_code_name": "RC_BAD_PID", "message_id": 9,
                                "job_id": 0x654321, "modified_length": 0}}))
-    P.append(("ACK + SES response (too long)", E.with_crc(
-        E.ack_cc(77, 1, 2, t=7, nh=4) + E.ses_rsp(1, 0x22, message_id=3)),
-        {"dscp": 46}, {"ses": {"return_code_name": "RC_TOO_LONG"}}))
+    # the return codes the transport answers a message with
+    for rc, rname in ((0x06, "RC_UNSUPPORTED_OP"), (0x07, "RC_UNSUPPORTED_SIZE"),
+                      (0x1b, "RC_BAD_JOB_ID"), (0x1e, "RC_CANCELLED"), (0x22, "RC_TOO_LONG"),
+                      (0x24, "RC_DROPPED")):
+        P.append(("ACK + SES response (%s)" % rname, E.with_crc(
+            E.ack_cc(77, 1, 2, t=7, nh=4) + E.ses_rsp(1, rc, message_id=3)),
+            {"dscp": 46}, {"ses": {"return_code": rc, "return_code_name": rname}}))
+    P.append(("NACK PSN_OOR_WINDOW", E.with_crc(E.nack(0x0b, 99999, 1, 2, payload=100)),
+              {"dscp": 46}, {"pds": {"nack_code": 0x0b, "nack_code_name": "PSN_OOR_WINDOW"}}))
     for t, name in ((7, "CRP_REQ"), (8, "CRP_GRANT"), (9, "CRP_RETRY")):
         P.append(("CRP " + name, E.crp(ptype=t, sport=1, dport=2048, msg_id=2**40 + 3,
                                        seg_len=4096, req_bytes=5000, crp_flags=0x9,
