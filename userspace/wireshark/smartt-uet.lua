@@ -936,3 +936,6 @@ function uet.prefs_changed()
 end
 
 register()
+-- "Decode As" on any other UDP port
+udp_table:add_for_decode_as(uet)
+udp_table:add_for_decode_as(crp)
