@@ -29,8 +29,7 @@ end
 local uet = Proto(PFX, "Ultra Ethernet Transport (smartt)")
 local crp = Proto("smartt_crp", "smartt CRP control (vendor-specific)")
 
-local band, bor, bxor, rshift, lshift = bit32.band, bit32.bor, bit32.bxor, bit32.rshift,
-    bit32.lshift
+local band, bxor, rshift = bit32.band, bit32.bxor, bit32.rshift
 
 -- ---- names --------------------------------------------------------------
 
