@@ -13,6 +13,16 @@ TOP := $(abspath .)
 KDIR ?=
 KERNEL ?=
 
+# Where `make install` puts what is not the module: DESTDIR (staging root)
+# and PREFIX as usual.  The Wireshark dissector goes into the global Lua
+# plugin directory of Debian's Wireshark, /usr/lib/<multiarch>/wireshark/
+# plugins (what `tshark -G folders` calls "Global Lua Plugins");
+# WIRESHARK_LUA_DIR overrides it.
+DESTDIR ?=
+PREFIX ?= /usr
+MULTIARCH := $(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null)
+WIRESHARK_LUA_DIR ?= $(PREFIX)/lib$(if $(MULTIARCH),/$(MULTIARCH))/wireshark/plugins
+
 .DEFAULT_GOAL := modules
 
 help:
@@ -27,7 +37,8 @@ help:
 	@echo "  make kunit           KUnit suites in a UML kernel built from linux-source-6.12 (cached)"
 	@echo "  make selftests       kselftests in QEMU guests (KERNEL=6.1|6.12 for one)"
 	@echo "  make checkpatch      checkpatch --strict and sparse on the module sources"
-	@echo "  make install         modules_install + depmod for the running kernel (or KDIR)"
+	@echo "  make install         the Wireshark dissector (DESTDIR, PREFIX), then modules_install +"
+	@echo "                       depmod for the running kernel (or KDIR); make install-dissector: only it"
 	@echo "  make dkms            add, build and install smartt.ko through DKMS for the running kernel"
 	@echo "                       (KERNEL=6.1|6.12 for an installed one); make dkms-remove undoes it"
 	@echo "  make deb             Debian packages smartt-dkms and smartt-tools -> build/deb/ (lintian-checked)"
@@ -85,7 +96,13 @@ demo:
 	@[ "$(SMARTT_SKIP_DEPS)" = 1 ] || scripts/deps.sh >/dev/null
 	@KERNEL=$(KERNEL) scripts/demo.sh
 
-install:
+# The Lua dissector of the transport's UET and CRP packets
+# (Documentation/decode.rst): Wireshark and tshark load it at start.
+install-dissector:
+	install -D -m 0644 userspace/wireshark/smartt-uet.lua \
+		$(DESTDIR)$(WIRESHARK_LUA_DIR)/smartt-uet.lua
+
+install: install-dissector
 ifneq ($(KDIR),)
 	@out=$$(scripts/build-module.sh $(KDIR) | tail -n 1) && \
 	$(MAKE) -C $(KDIR) M=$$(dirname $$out) modules_install && depmod -a
@@ -148,4 +165,4 @@ fuzz-transport:
 clean:
 	rm -rf build
 
-.PHONY: help modules deps check check-debug unit kunit selftests checkpatch demo install dkms dkms-remove deb bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz fuzz-transport clean
+.PHONY: help modules deps check check-debug unit kunit selftests checkpatch demo install install-dissector dkms dkms-remove deb bench-algo bench-tcp bench-transport bench-multipath bench-bpf-cc tools fuzz fuzz-transport clean

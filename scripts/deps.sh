@@ -44,7 +44,8 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       qemu-system-x86 busybox-static
       clang llvm libbpf-dev bpftool iproute2 ethtool iperf3 sparse
       valgrind jq procps psmisc tcpdump libclang-rt-14-dev
-      dkms debhelper dh-dkms dh-python lintian zlib1g-dev ccache"
+      dkms debhelper dh-dkms dh-python lintian zlib1g-dev ccache
+      tshark"
 
 # Use the already installed 6.12 kernel if there is one with headers; else pick.
 have612=$(ls -d /usr/src/linux-headers-6.12.*+deb12-amd64 2>/dev/null | sort -V | tail -1 || true)
@@ -67,6 +68,14 @@ for p in $PKGS; do
 done
 if [ -n "$missing" ]; then
 	apt_update
+	# tshark (smarttctl decode's tests run the project's Lua dissector in
+	# it) asks whether non-root users may capture: answer no, without a
+	# question.  debconf-set-selections is idempotent.
+	case " $missing " in
+	*" tshark "*)
+		echo "wireshark-common wireshark-common/install-setuid boolean false" |
+			debconf-set-selections ;;
+	esac
 	say "installing:$missing"
 	# The guests boot with virtme-ng's own initramfs: skip Debian's per-kernel
 	# initramfs generation in the kernel postinst hook (INITRD=No), which
@@ -82,7 +91,10 @@ fi
 chmod 0644 /boot/vmlinuz-* 2>/dev/null || true
 
 # virtme-ng (pinned) in its own venv.
-if [ -x "$VENV/bin/vng" ] && "$VENV/bin/pip" show virtme-ng 2>/dev/null | grep -qx "Version: $VIRTME_NG_VERSION"; then
+# (sed reads pip's whole output: grep -q would end the pipe early, and
+# pipefail would take pip's SIGPIPE for a missing package)
+have_vng=$("$VENV/bin/pip" show virtme-ng 2>/dev/null | sed -n 's/^Version: //p' || true)
+if [ -x "$VENV/bin/vng" ] && [ "$have_vng" = "$VIRTME_NG_VERSION" ]; then
 	say "virtme-ng $VIRTME_NG_VERSION present in $VENV"
 else
 	say "installing virtme-ng==$VIRTME_NG_VERSION into $VENV"

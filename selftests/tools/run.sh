@@ -3,9 +3,10 @@
 #
 # The `tools` stage of `make check`, on the host: `make tools`, then every
 # tool driven with bad inputs (cli.py), the README's host-only quick start
-# as written with each congestion control (readme.sh) and the examples of
-# Documentation/fabric.rst and the man pages (docs.sh).  TAP lines; the
-# network parts need root and are skipped without it, saying so.
+# as written with each congestion control (readme.sh), the examples of
+# Documentation/fabric.rst and the man pages (docs.sh), and `smarttctl
+# decode` with the Wireshark dissector on built packets (decode.py).  TAP
+# lines; the network parts need root and are skipped without it, saying so.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1
@@ -20,7 +21,7 @@ else
 fi
 rm -f /tmp/smartt-tools-build.$$
 rc=0
-for t in cli.py readme.sh docs.sh; do
+for t in cli.py readme.sh docs.sh decode.py; do
 	echo "# ---- $t"
 	t0=$(date +%s)
 	"$top/selftests/tools/$t" "$top" || rc=1
