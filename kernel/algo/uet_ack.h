@@ -26,6 +26,8 @@
 #define UET_ACK_RCVD_BYTES_MASK		((1U << UET_ACK_RCVD_BYTES_BITS) - 1)
 /* ACK_CC's NSCC service_time at its largest: too long to tell. */
 #define UET_ACK_SERVICE_TIME_MAX	0xffffU
+/* The transport's service_time unit, ns (Documentation/protocol.rst). */
+#define UET_ACK_SERVICE_UNIT_NS		1000U
 /* Largest service-time unit accepted, ns (a 16-bit count then spans 65 s). */
 #define UET_ACK_SERVICE_UNIT_MAX_NS	1000000U
 

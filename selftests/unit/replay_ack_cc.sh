@@ -69,13 +69,21 @@ for algo in nscc smartt strack; do
 	fi
 done
 
-# service_unit_ns 0 (the default): the service time is not subtracted.
+# service_unit_ns 0: the service time is not subtracted; the default is
+# the transport's unit, 1000 ns.
 printf '%s\n' 'send t=0 bytes=4096' 'ack_cc t=30000 sent=0 service_time=7 rcvd_bytes=4096 m=0' >"$tmp/cc0"
 printf '%s\n' 'send t=0 bytes=4096' 'ack t=30000 rtt=30000 ecn=0 bytes=4096' >"$tmp/ack0"
-if diff <(rows nscc "$tmp/cc0" --set in_flight=0) <(rows nscc "$tmp/ack0" --set in_flight=0) >/dev/null; then
+if diff <(rows nscc "$tmp/cc0" --set in_flight=0 --set service_unit_ns=0) \
+	<(rows nscc "$tmp/ack0" --set in_flight=0) >/dev/null; then
 	ok "service_unit_ns 0 leaves the service time out"
 else
 	not_ok "service_unit_ns 0 leaves the service time out"
+fi
+printf '%s\n' 'send t=0 bytes=4096' 'ack t=30000 rtt=23000 ecn=0 bytes=4096' >"$tmp/ack1"
+if diff <(rows nscc "$tmp/cc0" --set in_flight=0) <(rows nscc "$tmp/ack1" --set in_flight=0) >/dev/null; then
+	ok "service_unit_ns defaults to 1000 ns"
+else
+	not_ok "service_unit_ns defaults to 1000 ns"
 fi
 
 # The count wraps at 2^24: 16777000 then 200 is 416 new bytes.  (Each

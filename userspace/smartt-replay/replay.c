@@ -293,6 +293,7 @@ int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
 	memset(r, 0, sizeof(*r));
 	r->core = &replay_core_c;
 	r->out = out;
+	r->service_unit_ns = UET_ACK_SERVICE_UNIT_NS;
 	if (!strcmp(algo, "crp")) {
 		r->algo = REPLAY_ALGO_CRP;
 		r->ck = crp_defaults;
@@ -992,7 +993,7 @@ static void help(const char *algo)
 	printf("\nstate: cwnd (bytes, 0 = maxwnd), in_flight (bytes, default cwnd),\n"
 	       "       avg_delay (ns), wtd (fraction; smartt profiles),\n"
 	       "       service_unit_ns (ns per ack_cc service_time unit, 0 = ignore it;\n"
-	       "       default 0)\n");
+	       "       default %u, the transport's)\n", UET_ACK_SERVICE_UNIT_NS);
 	if (algo && !strcmp(algo, "strack")) {
 		printf("\nstrack knobs (defaults):\n");
 		for (i = 0; i < strack_knob_count; i++)
