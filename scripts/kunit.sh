@@ -34,7 +34,8 @@ kunitconfig="CONFIG_KUNIT=y
 CONFIG_NET=y
 CONFIG_INET=y
 CONFIG_IPV6=y
-CONFIG_TCP_CONG_ADVANCED=y"
+CONFIG_TCP_CONG_ADVANCED=y
+CONFIG_LIBCRC32C=y"
 key=$(printf '%s\n%s\n' "$ver" "$kunitconfig" | sha256sum | cut -c1-12)
 base=$cache/kunit/$ver-$key
 tree=$base/linux

@@ -25,7 +25,7 @@
 #define SOCK_DGRAM	2
 #define MSG_ERRQUEUE	0x2000
 #define POLLIN		1
-#define PORT		4720
+#define PORT		1720
 #define LEN		100
 
 struct sin { unsigned short family, port; unsigned int addr; char zero[8]; };

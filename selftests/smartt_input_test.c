@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@
 #include <linux/smartt.h>
 
 #include "smartt_test_util.h"
+#include "smartt_uet.h"
 
 static long long now_ms(void)
 {
@@ -44,11 +46,10 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-/* A reply: a smartt packet of a type other than DATA. */
+/* A reply: an ACK, ACK_CC or NACK (errors are ACKs with an SES response). */
 static int is_reply(const unsigned char *p, ssize_t n)
 {
-	return n >= SMARTT_HDR_LEN && p[0] == (SMARTT_MAGIC >> 8) &&
-	       p[1] == (SMARTT_MAGIC & 0xff) && p[3] != SMARTT_PKT_DATA;
+	return n > 0 && uet_is_reply(p, n);
 }
 
 static int drain(int fd, int timeout_ms)
@@ -70,25 +71,16 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 {
 	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
-	struct smartt_hdr h = {
-		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
-		.type = SMARTT_PKT_DATA, .hdr_words = 15, .payload_len = htons(100),
-	};
-	/* DATA extension: sport dport epoch msg_id msg_len offset seg 0 una tx */
-	struct {
-		uint16_t sport, dport;
-		uint32_t epoch;
-		uint64_t msg_id, msg_len, offset;
-		uint32_t seg, res;
-		uint64_t una, tx;
-	} __attribute__((packed)) x = {
-		.sport = htons(9), .dport = htons(dport), .epoch = htonl(1),
-		.msg_len = htobe64(100), .seg = htonl(1000),
+	/* one-packet messages of 100 bytes from PDC 1, transport port 9 */
+	struct uet_data d = {
+		.spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = dport, .initiator = 9,
+		.len = 100, .plen = 100, .eom = true,
 	};
 	struct sockaddr_storage local;
 	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
 	int one = 1, zero = 0, big = 4 << 20, fd, sent = 0, replies = 0, i;
-	unsigned char p[220];
+	unsigned char p[SMARTT_DATA_HLEN + 100 + SMARTT_CRC_LEN];
+	size_t len;
 	long long start, elapsed;
 	struct addrinfo *ai;
 	char port[8];
@@ -105,6 +97,9 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 		perror("reply socket");
 		return 1;
 	}
+	/* UET answers carry a zero UDP checksum, which IPv6 refuses by default. */
+	if (fam == AF_INET6)
+		setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one));
 	/* Our own group packets must not look like answers. */
 	if (fam == AF_INET)
 		setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &zero, sizeof(zero));
@@ -112,13 +107,11 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 		setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof(zero));
 	start = now_ms();
 	for (i = 0; i < count; i++) {
-		h.psn = htobe64(i);
-		x.msg_id = htobe64(i);
-		x.una = htobe64(i);
-		memset(p, 0, sizeof(p));
-		memcpy(p, &h, sizeof(h));
-		memcpy(p + sizeof(h), &x, sizeof(x));
-		if (sendto(fd, p, 120 + 100, 0, ai->ai_addr, ai->ai_addrlen) == 220)
+		/* SYN, start PSN = PSN = CLEAR_PSN: each packet stands alone */
+		d.psn = i;
+		d.msg_id = i;
+		len = uet_build_data(p, &d, NULL);
+		if (sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)len)
 			sent++;
 		if (i % 64 == 63)
 			replies += drain(fd, 0);

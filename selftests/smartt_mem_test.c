@@ -5,7 +5,7 @@
  *
  *   smartt_mem_test partial 4|6 SRC DST DPORT MSG_LEN SEG COUNT GAP_MS SECS
  *	from a plain UDP socket bound to the transport's UDP port on SRC
- *	(transport port 9, an epoch of its own): DATA for message 1 of MSG_LEN bytes in
+ *	(transport port 9, a sender PDC id of its own, SYN): DATA for message 1 of MSG_LEN bytes in
  *	SEG-byte segments to DST's transport port DPORT, segments 0 to
  *	COUNT - 1 (PSN = segment index), one every GAP_MS ms, never the last
  *	one unless COUNT covers it; then listens until SECS have passed
@@ -14,14 +14,14 @@
  *   smartt_mem_test peers 4|6 SRC DST DPORT COUNT
  *	from a plain UDP socket bound to the transport's UDP port on SRC:
  *	one whole 64-byte message to DST's transport port DPORT from each of
- *	COUNT transport ports (1024 on, an epoch each), as COUNT peers would
+ *	COUNT transport ports (1024 on, a PDC id each), as COUNT peers would
  *	send; prints "acks N" (the ACKs that came back within a second of
  *	the last one) and "sent N".
  *   smartt_mem_test peers-from BASE COUNT DST DPORT
  *	one whole 64-byte message to DST's (IPv4) transport port DPORT from
  *	each of COUNT source addresses BASE, BASE + 1, ... (not configured
  *	anywhere: IP_TRANSPARENT, so it needs CAP_NET_ADMIN), transport
- *	port 9, an epoch each; prints "sent N".  Replies are not read.
+ *	port 9, a PDC id each; prints "sent N".  Replies are not read.
  *   smartt_mem_test victim 4|6 PORT SECS TIMEOUT_MS
  *	a transport socket bound to PORT with SMARTT_TIMEOUT_MS = TIMEOUT_MS
  *	(and the default SO_RCVBUF); prints "bound", then "msg LEN" for each
@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/udp.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@
 #include <linux/smartt.h>
 
 #include "smartt_test_util.h"
+#include "smartt_uet.h"
 
 static long long now_ms(void)
 {
@@ -56,15 +58,6 @@ static long long now_ms(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
-
-/* DATA extension, as on the wire (struct smartt_data_ext). */
-struct data_ext {
-	uint16_t sport, dport;
-	uint32_t epoch;
-	uint64_t msg_id, msg_len, offset;
-	uint32_t seg, res;
-	uint64_t una, tx;
-} __attribute__((packed));
 
 /* Print what came back; returns the number of ACKs. */
 static int replies(int fd, int timeout_ms)
@@ -75,16 +68,17 @@ static int replies(int fd, int timeout_ms)
 	ssize_t n;
 
 	while (poll(&pfd, 1, timeout_ms) > 0) {
-		while ((n = recv(fd, p, sizeof(p), MSG_DONTWAIT)) >= SMARTT_HDR_LEN) {
-			if (p[0] != (SMARTT_MAGIC >> 8) || p[1] != (SMARTT_MAGIC & 0xff))
-				continue;
-			if (p[3] == SMARTT_PKT_CTRL && n >= SMARTT_HDR_LEN + 16) {
-				uint32_t code;
+		while ((n = recv(fd, p, sizeof(p), MSG_DONTWAIT)) >= 2) {
+			unsigned int type = (be16toh(*(uint16_t *)p) & SMARTT_PDS_TYPE_MASK) >>
+					    SMARTT_PDS_TYPE_SHIFT;
 
-				memcpy(&code, p + SMARTT_HDR_LEN + 8, sizeof(code));
-				printf("err %u\n", ntohl(code));
+			/* an error: PDS ACK + SES response, its return code */
+			if (type == SMARTT_PDS_ACK && n >= SMARTT_ERR_LEN) {
+				const struct smartt_ses_rsp *r = (const void *)(p + 12);
+
+				printf("err %u\n", r->ver_rc & SMARTT_SES_RSP_RC_MASK);
 				fflush(stdout);
-			} else if (p[3] == SMARTT_PKT_ACK) {
+			} else if (type == SMARTT_PDS_ACK_CC) {
 				acks++;
 			}
 		}
@@ -104,7 +98,7 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
 	struct sockaddr_storage local;
 	socklen_t llen = mkaddr(fam, src, SMARTT_UDP_PORT_DEFAULT, &local);
-	int big = 4 << 20, fd;
+	int big = 4 << 20, one = 1, fd;
 	char port[8];
 
 	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
@@ -114,6 +108,9 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 	}
 	fd = socket(fam, SOCK_DGRAM, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
+	    /* UET answers carry a zero UDP checksum, which IPv6 refuses by default */
+	    (fam == AF_INET6 &&
+	     setsockopt(fd, SOL_UDP, UDP_NO_CHECK6_RX, &one, sizeof(one))) ||
 	    bind(fd, (struct sockaddr *)&local, llen)) {
 		perror("UDP socket");
 		freeaddrinfo(*ai);
@@ -125,44 +122,41 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 static int tool_partial(int fam, const char *src, const char *dst, int dport,
 			uint64_t msg_len, uint32_t seg, long count, int gap_ms, int secs)
 {
-	struct smartt_hdr h = {
-		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
-		.type = SMARTT_PKT_DATA,
-		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
+	/* a new sender PDC per run: the victim forgets the last run's PSNs */
+	struct uet_data d = {
+		.spdcid = (uint16_t)(getpid() | 1), .flags = SMARTT_PDS_REQ_F_SYN,
+		.msg_id = 1, .pid = dport, .initiator = 9, .len = msg_len,
 	};
-	struct data_ext x = {
-		.sport = htons(9), .dport = htons(dport),
-		/* a new epoch per run: the victim forgets the last run's PSNs */
-		.epoch = htonl(((uint32_t)getpid() << 8) | 1),
-		.msg_id = htobe64(1), .msg_len = htobe64(msg_len), .seg = htonl(seg),
-	};
-	size_t hl = SMARTT_HDR_LEN + sizeof(x);
-	int fd, acks = 0;
+	static unsigned char p[SMARTT_DATA_HLEN + 8192 + SMARTT_CRC_LEN];
+	static unsigned char pay[8192];
 	long long end = now_ms() + secs * 1000LL;
-	static unsigned char p[SMARTT_HDR_LEN + sizeof(struct data_ext) + 65536];
 	struct addrinfo *ai;
 	long sent = 0, i;
+	int fd, acks = 0;
+	size_t len;
 
-	if (seg < 1 || seg > 65536 || !msg_len) {
-		fprintf(stderr, "bad segment size or length\n");
+	/* PSNs 0 to 255 from start PSN 0: CLEAR_PSN stays within the window */
+	if (seg < 1 || seg > 8192 || !msg_len || msg_len > SMARTT_MSG_MAX_LIMIT ||
+	    count > 255) {
+		fprintf(stderr, "bad segment size, length or count\n");
 		return 2;
 	}
 	fd = attacker(fam, src, dst, &ai);
 	if (fd < 0)
 		return -fd;
-	memset(p, 0xa5, sizeof(p));
+	memset(pay, 0xa5, sizeof(pay));
 	for (i = 0; i < count && (uint64_t)i * seg < msg_len; i++) {
 		uint64_t off = (uint64_t)i * seg;
-		uint32_t len = msg_len - off < seg ? msg_len - off : seg;
 		long long next;
 
-		h.psn = htobe64(i);
-		h.payload_len = htons(len);
-		x.offset = htobe64(off);
-		x.una = htobe64(0);
-		memcpy(p, &h, sizeof(h));
-		memcpy(p + sizeof(h), &x, sizeof(x));
-		if (sendto(fd, p, hl + len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)(hl + len))
+		d.psn = i;
+		d.dpdcid = i;		/* SYN: PSN offset from the start PSN 0 */
+		d.clear = -i;		/* CLEAR_PSN 0 */
+		d.off = off;
+		d.plen = msg_len - off < seg ? msg_len - off : seg;
+		d.eom = off + d.plen == msg_len;
+		len = uet_build_data(p, &d, pay);
+		if (sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)len)
 			sent++;
 		/* The whole gap, whatever comes back meanwhile. */
 		next = now_ms() + gap_ms;
@@ -178,25 +172,18 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	return 0;
 }
 
-/* A whole 64-byte message as one DATA packet, as peer (@sport, @epoch) sends it. */
-#define WHOLE_LEN (SMARTT_HDR_LEN + sizeof(struct data_ext) + 64)
+/* A whole 64-byte message as one DATA packet, as peer (@sport, @spdcid) sends it. */
+#define WHOLE_LEN (SMARTT_DATA_HLEN + 64 + SMARTT_CRC_LEN)
 
-static void whole_msg(unsigned char *p, int dport, uint16_t sport, uint32_t epoch)
+static void whole_msg(unsigned char *p, int dport, uint16_t sport, uint16_t spdcid)
 {
-	struct smartt_hdr h = {
-		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
-		.type = SMARTT_PKT_DATA,
-		.hdr_words = (SMARTT_HDR_LEN + sizeof(struct data_ext)) / 8,
-		.payload_len = htons(64),
-	};
-	struct data_ext x = {
-		.sport = htons(sport), .dport = htons(dport), .epoch = htonl(epoch),
-		.msg_id = htobe64(1), .msg_len = htobe64(64), .seg = htonl(64),
+	static const unsigned char pay[64] = { 0x5a };
+	struct uet_data d = {
+		.spdcid = spdcid ? spdcid : 1, .flags = SMARTT_PDS_REQ_F_SYN, .msg_id = 1,
+		.pid = dport, .initiator = sport, .len = 64, .plen = 64, .eom = true,
 	};
 
-	memset(p, 0x5a, WHOLE_LEN);
-	memcpy(p, &h, sizeof(h));
-	memcpy(p + sizeof(h), &x, sizeof(x));
+	uet_build_data(p, &d, pay);
 }
 
 static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
@@ -206,15 +193,16 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 	struct addrinfo *ai;
 	long sent = 0, i;
 
-	if (count < 1 || count > 64511) {
-		fprintf(stderr, "COUNT: 1 to 64511\n");
+	/* transport ports 1024 to 4095 */
+	if (count < 1 || count > SMARTT_PORT_MAX - 1023) {
+		fprintf(stderr, "COUNT: 1 to %d\n", SMARTT_PORT_MAX - 1023);
 		return 2;
 	}
 	fd = attacker(fam, src, dst, &ai);
 	if (fd < 0)
 		return -fd;
 	for (i = 0; i < count; i++) {
-		whole_msg(p, dport, 1024 + i, ((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
+		whole_msg(p, dport, 1024 + i, (uint16_t)(getpid() + i + 1));
 		if (sendto(fd, p, sizeof(p), 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)sizeof(p))
 			sent++;
 		/* a breath now and then: the flood must reach the socket, not the qdisc's limit */
@@ -251,7 +239,7 @@ static int tool_peers_from(const char *base, long count, const char *dst, int dp
 	first = ntohl(src.sin_addr.s_addr);
 	for (i = 0; i < count; i++) {
 		src.sin_addr.s_addr = htonl(first + i);
-		whole_msg(p, dport, 9, ((uint32_t)getpid() << 16) | (uint32_t)(i + 1));
+		whole_msg(p, dport, 9, (uint16_t)(getpid() + i + 1));
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (fd < 0 || setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one)) ||
 		    bind(fd, (struct sockaddr *)&src, sizeof(src))) {

@@ -119,7 +119,7 @@ run() {
 	local lb=$1 fam=$2 dst=$3 phase=$4 cc=${5:-none} go=$tmp/go.$RANDOM rpid spid rc=0
 	local win=$WINDOW msgs=$MSGS size=$((SIZE * 2))
 	[ -n "$phase" ] || { win=$((WINDOW * 8)); msgs=$((MSGS / 2)); size=$SIZE; }
-	local port=$((6000 + RANDOM % 20000))
+	local port=$((1000 + RANDOM % 1000))
 	rm -f "$tmp/a.json" "$tmp/b.json"
 	sf reset
 	ip netns exec "$ns1" env SMARTT_MP_TIMEOUT=100 ${MP_REL:+SMARTT_RELIABILITY=$MP_REL} \

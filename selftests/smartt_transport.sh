@@ -70,11 +70,11 @@ transfer() {
 	rm -f "$out"
 	return $rc
 }
-tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 5001
-tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 5002
+tcheck "IPv4: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 4 198.18.0.2 1001
+tcheck "IPv6: messages of 1 B to 3 MB, byte for byte, exactly once" transfer 6 2001:2::2 1002
 # The largest message SMARTT_MSG_MAX allows by default (64 MiB).
 sizes=67108864 tcheck "IPv4: one message of SMARTT_MSG_MAX_DEFAULT (64 MiB), byte for byte" \
-	transfer 4 198.18.0.2 5012
+	transfer 4 198.18.0.2 1012
 
 # lossy PORT CC: messages over a lossy, reordering, duplicating link
 # (netem on both veth ends), IPv4; skipped without sch_netem.  With cc
@@ -94,7 +94,7 @@ lossy() {
 }
 if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
 	tcheck "cc smartt, 3% loss, 2% duplicates, reordering: delivered exactly once" \
-		lossy 5007 smartt
+		lossy 1007 smartt
 	tcheck "losses were repaired (retransmits counted)" \
 		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
 else
@@ -124,10 +124,10 @@ fuzz() {
 	local before after n i hold out rc
 	before=$(stat_b rx_packets)
 	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv "$1" 5011 300000 >"$out" 2>&1 &
+	ip netns exec "$b" "$bin" recv "$1" 1011 300000 >"$out" 2>&1 &
 	hold=$!
 	wait_output "$out" listening
-	ip netns exec "$a" "$bin" send "$1" "$2" 5011 300000 >/dev/null 2>&1 &
+	ip netns exec "$a" "$bin" send "$1" "$2" 1011 300000 >/dev/null 2>&1 &
 	n=$(ip netns exec "$a" "$bin" fuzz "$1" "$2" 300 "$RANDOM") || n=-1
 	wait $hold
 	rc=$?
@@ -150,14 +150,14 @@ mutate() {
 	[ -x "$mem" ] || { echo "no $mem"; return 1; }
 	before=$(stat_b rx_packets)
 	pages0=$(stat_b mem_pages)
-	ip netns exec "$b" "$mem" victim "$1" 5014 120 1000 >/dev/null 2>&1 &
+	ip netns exec "$b" "$mem" victim "$1" 1014 120 1000 >/dev/null 2>&1 &
 	victim=$!
 	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv "$1" 5013 300000 >"$out" 2>&1 &
+	ip netns exec "$b" "$bin" recv "$1" 1013 300000 >"$out" 2>&1 &
 	hold=$!
 	wait_output "$out" listening
-	ip netns exec "$a" "$bin" send "$1" "$2" 5013 300000 >/dev/null 2>&1 &
-	n=$(ip netns exec "$a" "$bin" mutate "$1" "$2" 5014 2000 "$RANDOM") || n=-1
+	ip netns exec "$a" "$bin" send "$1" "$2" 1013 300000 >/dev/null 2>&1 &
+	n=$(ip netns exec "$a" "$bin" mutate "$1" "$2" 1014 2000 "$RANDOM") || n=-1
 	wait $hold
 	rc=$?
 	cat "$out"
@@ -174,7 +174,7 @@ mutate() {
 
 # b's UDP port is open while b has a transport socket: hold one.
 hold_out=$(mktemp)
-ip netns exec "$b" "$bin" recv 4 5010 1 >"$hold_out" 2>&1 &
+ip netns exec "$b" "$bin" recv 4 1010 1 >"$hold_out" 2>&1 &
 hold=$!
 wait_output "$hold_out" listening
 rm -f "$hold_out"
@@ -220,10 +220,10 @@ unload_busy() {
 tcheck "module unload is refused while a socket is open" unload_busy
 
 teardown_inflight() {
-	ip netns exec "$b" "$bin" recv 4 5003 8388608 >/dev/null 2>&1 &
+	ip netns exec "$b" "$bin" recv 4 1003 8388608 >/dev/null 2>&1 &
 	local rpid=$!
 	sleep 0.3
-	ip netns exec "$a" "$bin" send 4 198.18.0.2 5003 8388608 >/dev/null 2>&1 &
+	ip netns exec "$a" "$bin" send 4 198.18.0.2 1003 8388608 >/dev/null 2>&1 &
 	local spid=$!
 	sleep 0.7
 	kill "$rpid" "$spid" 2>/dev/null

@@ -115,12 +115,12 @@ hotspot() {
 		senders+=("$(host_field h$i ns)")
 	done
 	ip netns exec "$ns0" env SMARTT_LINGER_MS=1000 SMARTT_TIMEOUT_SCALE=2 \
-		"$bin" recv 4 7201 $all >"$tmp/recv" 2>&1 &
+		"$bin" recv 4 1721 $all >"$tmp/recv" 2>&1 &
 	rpid=$!
 	wait_output "$tmp/recv" listening || { cat "$tmp/recv"; return 1; }
 	for i in 1 2 3 4; do
 		ip netns exec "$(host_field h$i ns)" env SMARTT_CC=crp SMARTT_TIMEOUT_SCALE=2 \
-			"$bin" send 4 "$(host_field h0 ipv4)" 7201 $(sizes_of $i) \
+			"$bin" send 4 "$(host_field h0 ipv4)" 1721 $(sizes_of $i) \
 			>"$tmp/send.$i" 2>&1 &
 		pids+=($!)
 	done
@@ -189,11 +189,11 @@ check "two namespaces on a veth, net.smartt.transport_cc=crp in the sender's" $s
 
 host_table() {
 	local sizes="65536 40000 20000 5000 32768" rc=0 rpid
-	ip netns exec "$b" env SMARTT_LINGER_MS=1000 "$bin" recv 6 7202 $sizes \
+	ip netns exec "$b" env SMARTT_LINGER_MS=1000 "$bin" recv 6 1722 $sizes \
 		>"$tmp/hrecv" 2>&1 &
 	rpid=$!
 	wait_output "$tmp/hrecv" listening || { cat "$tmp/hrecv"; return 1; }
-	ip netns exec "$a" "$bin" send 6 2001:2::2 7202 $sizes || rc=1
+	ip netns exec "$a" "$bin" send 6 2001:2::2 1722 $sizes || rc=1
 	wait "$rpid" || rc=1
 	cat "$tmp/hrecv"
 	[ $rc = 0 ] && grep -q "^ok 5 messages" "$tmp/hrecv"

@@ -3,10 +3,11 @@
 #
 # The transport's receive path under a long structure-aware fuzz: netns
 # host a sends SMARTT_FUZZ_PACKETS (default 10^6) packets of every type
-# (smartt_transport_test mutate: valid headers mutated field by field at
-# their boundaries, random lengths, truncations, wrong hdr_words, huge
-# offsets and lengths, ACK/NACK/SACK for unknown and future PSNs, stale and
-# future epochs, duplicates), over IPv4 and IPv6 in turn, at a live socket
+# (smartt_transport_test mutate: valid wire format v2 headers mutated field
+# by field at their boundaries, random lengths, truncations, bad CRC32C
+# trailers, huge offsets and lengths, ACK/NACK/SACK for unknown and future
+# PSNs, unknown and known PDC ids, SYN and not, duplicates), over IPv4 and
+# IPv6 in turn, at a live socket
 # of b's, while legitimate transfers to another socket of b's run one
 # after another the whole time.  Every transfer arrives byte for byte and
 # exactly once, every fuzz packet reaches the module (rx_packets), and
@@ -54,16 +55,16 @@ fuzz() {
 	flag=$(mktemp)
 	before=$(stat_b rx_packets)
 	pages0=$(stat_b mem_pages)
-	ip netns exec "$b" "$mbin" victim "$fam" 5114 36000 1000 >/dev/null 2>&1 &
+	ip netns exec "$b" "$mbin" victim "$fam" 1114 36000 1000 >/dev/null 2>&1 &
 	victim=$!
 	# legitimate transfers, one after another, until the fuzz ends
 	(
 		while [ -e "$flag" ]; do
 			out=$(mktemp)
-			ip netns exec "$b" "$bin" recv "$fam" 5113 1 1353 65536 300000 >"$out" 2>&1 &
+			ip netns exec "$b" "$bin" recv "$fam" 1113 1 1353 65536 300000 >"$out" 2>&1 &
 			rpid=$!
 			wait_output "$out" listening
-			ip netns exec "$a" "$bin" send "$fam" "$dst" 5113 1 1353 65536 300000 \
+			ip netns exec "$a" "$bin" send "$fam" "$dst" 1113 1 1353 65536 300000 \
 				>/dev/null 2>&1
 			wait "$rpid"
 			rc=$?
@@ -75,7 +76,7 @@ fuzz() {
 	t0=$(date +%s)
 	while [ "$sent" -lt "$n" ]; do
 		batch=$((n - sent > 20000 ? 20000 : n - sent))
-		i=$(ip netns exec "$a" "$bin" mutate "$fam" "$dst" 5114 "$batch" "$seed") || i=-1
+		i=$(ip netns exec "$a" "$bin" mutate "$fam" "$dst" 1114 "$batch" "$seed") || i=-1
 		[ "$i" -gt 0 ] || { say "mutate failed ($i)"; break; }
 		sent=$((sent + i))
 		seed=$((seed + 1))

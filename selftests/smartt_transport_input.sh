@@ -34,10 +34,10 @@ setup() {
 	# frame is for b alone (PACKET_HOST), the address is a broadcast one.
 	ip -n "$b" addr add 198.18.1.2/24 brd + dev veth-b &&
 	ip -n "$a" route add 198.18.1.0/24 via 198.18.0.2 || return 1
-	# b's sockets: 4700 (IPv4) and 4701 (IPv6); 4799 stays closed.
+	# b's sockets: 1700 (IPv4) and 1701 (IPv6); 1799 stays closed.
 	local fam port out
 	for fam in 4 6; do
-		port=$((4700 + (fam == 6)))
+		port=$((1700 + (fam == 6)))
 		out=$(mktemp)
 		ip netns exec "$b" "$bin" bind "$fam" "$port" 600 >"$out" 2>&1 &
 		hold+=($!)
@@ -61,7 +61,7 @@ trap cleanup EXIT
 
 setup_ok=true
 setup >/dev/null 2>&1 || setup_ok=false
-check "two netns hosts on a veth, b bound to transport ports 4700 (IPv4) and 4701 (IPv6)" $setup_ok
+check "two netns hosts on a veth, b bound to transport ports 1700 (IPv4) and 1701 (IPv6)" $setup_ok
 $setup_ok || ktap_exit
 
 stat() { # stat NETNS NAME
@@ -107,15 +107,15 @@ group() {
 }
 
 check "DATA to the IPv4 subnet broadcast (bound port): dropped, no peer, no answer" \
-	group 4 198.18.0.1 198.18.0.255 4700
+	group 4 198.18.0.1 198.18.0.255 1700
 check "DATA to the IPv4 subnet broadcast (closed port): dropped, no error packet" \
-	group 4 198.18.0.1 198.18.0.255 4799
+	group 4 198.18.0.1 198.18.0.255 1799
 check "DATA to ff02::1 (bound port): dropped, no peer, no answer" \
-	group 6 2001:2::1 ff02::1%veth-a 4701
+	group 6 2001:2::1 ff02::1%veth-a 1701
 check "DATA to ff02::1 (closed port): dropped, no error packet" \
-	group 6 2001:2::1 ff02::1%veth-a 4799
+	group 6 2001:2::1 ff02::1%veth-a 1799
 check "DATA to a subnet broadcast in a frame for b alone: dropped, no peer, no answer" \
-	group 4 198.18.0.1 198.18.1.255 4700
+	group 4 198.18.0.1 198.18.1.255 1700
 
 # The same DATA unicast is answered: the attacker's count sees answers.
 unicast() { # unicast FAM SRC DST DPORT
@@ -127,11 +127,11 @@ unicast() { # unicast FAM SRC DST DPORT
 	[ "$replies" -ge 1 ] && [ "$peers1" -gt "$peers0" ]
 }
 check "the same DATA to 198.18.0.2 (bound port): answered, a peer" \
-	unicast 4 198.18.0.1 198.18.0.2 4700
+	unicast 4 198.18.0.1 198.18.0.2 1700
 check "the same DATA to 2001:2::2 (bound port): answered, a peer" \
-	unicast 6 2001:2::1 2001:2::2 4701
+	unicast 6 2001:2::1 2001:2::2 1701
 
-# flood RATELIMIT_MS N: N DATA to the closed port 4799 right after the
+# flood RATELIMIT_MS N: N DATA to the closed port 1799 right after the
 # rate limit is set (its bucket full: 50 packets); every error packet
 # sent reaches the attacker, the others are counted suppressed.
 burst=50
@@ -141,7 +141,7 @@ flood() {
 	err0=$(stat "$b" tx_errors)
 	lim0=$(stat "$b" tx_errors_ratelimited)
 	ns0=$(stat "$b" drop_no_socket)
-	attack 4 198.18.0.1 198.18.0.2 4799 "$n" 1000 || return 1
+	attack 4 198.18.0.1 198.18.0.2 1799 "$n" 1000 || return 1
 	err=$(($(stat "$b" tx_errors) - err0))
 	lim=$(($(stat "$b" tx_errors_ratelimited) - lim0))
 	ns=$(($(stat "$b" drop_no_socket) - ns0))
@@ -166,11 +166,11 @@ check "transport_err_ratelimit 1000: 1000 DATA, at most the burst + 1/s answered
 # the two floods), not for 5.
 recovers() {
 	set_rl "$b" 3000 || return 1
-	attack 4 198.18.0.1 198.18.0.2 4799 60 300 || return 1
+	attack 4 198.18.0.1 198.18.0.2 1799 60 300 || return 1
 	echo "ratelimit 3000 ms: sent $sent replies $replies" | tee /dev/fd/3
 	[ "$replies" -ge $burst ] && [ "$replies" -le $((burst + 1)) ] || return 1
 	sleep 3.5
-	attack 4 198.18.0.1 198.18.0.2 4799 5 1000 || return 1
+	attack 4 198.18.0.1 198.18.0.2 1799 5 1000 || return 1
 	echo "3.5 s later: sent $sent replies $replies" | tee /dev/fd/3
 	[ "$replies" -ge 1 ] && [ "$replies" -lt 5 ]
 }
@@ -210,9 +210,9 @@ validate() {
 check "transport_err_ratelimit: default 1, 0..3600000 per netns, others EINVAL" validate
 
 check "recvmsg(MSG_CMSG_CLOEXEC) receives a message (IPv4)" \
-	ip netns exec "$b" "$bin" cloexec 4 4710
+	ip netns exec "$b" "$bin" cloexec 4 1710
 check "recvmsg(MSG_CMSG_CLOEXEC) receives a message (IPv6)" \
-	ip netns exec "$b" "$bin" cloexec 6 4711
+	ip netns exec "$b" "$bin" cloexec 6 1711
 
 # A 32-bit process: compat sendmsg() with a cookie, compat recvmsg() of
 # the message and of its completion.

@@ -48,7 +48,7 @@ exec 3>&1
 a=smartt-mem-a-$$
 b=smartt-mem-b-$$
 c=smartt-mem-c-$$
-vport=4710
+vport=1710
 victim_out=$(mktemp)
 hold=()
 mem_sysctl=/proc/sys/net/smartt/transport_mem
@@ -129,8 +129,8 @@ tiny() {
 	d1=$(stat drop_seg_charge)
 	pages1=$(stat mem_pages)
 	say "drop_seg_charge +$((d1 - d0)), mem_pages $pages0 -> $pages1," \
-		"errors back: $(grep -c '^err 2$' <<<"$out") EMSGSIZE"
-	[ $((d1 - d0)) -eq 200 ] && grep -q '^err 2$' <<<"$out" && [ "$pages1" -le $((pages0 + 2)) ]
+		"errors back: $(grep -c '^err 34$' <<<"$out") EMSGSIZE"
+	[ $((d1 - d0)) -eq 200 ] && grep -q '^err 34$' <<<"$out" && [ "$pages1" -le $((pages0 + 2)) ]
 }
 check "64 MiB in 64-byte segments: refused (drop_seg_charge), EMSGSIZE back, nothing held" tiny
 
@@ -165,10 +165,10 @@ expire() {
 	# 256 segments x (256 + 8192) bytes, the head, the forward allocation
 	bound=$(( (256 * 8448 + 2048) / 4096 + 4 ))
 	say "mem_pages $pages0 -> peak $peak (bound $bound) -> $pages1;" \
-		"rx_msgs_expired +$((e1 - e0)); back: $(grep -c '^err 3$' "$out_f") EXPIRED," \
+		"rx_msgs_expired +$((e1 - e0)); back: $(grep -c '^err 30$' "$out_f") EXPIRED," \
 		"$(sed -n 's/^acks //p' "$out_f") ACKs"
 	[ "$peak" -gt $((pages0 + 10)) ] && [ "$peak" -le $((pages0 + bound)) ] &&
-		[ $((e1 - e0)) -eq 1 ] && grep -q '^err 3$' "$out_f" &&
+		[ $((e1 - e0)) -eq 1 ] && grep -q '^err 30$' "$out_f" &&
 		[ "$pages1" -le $((pages0 + 2)) ]
 }
 check "an abandoned partial message: held within its reservation, freed after the timeout (EXPIRED back)" expire
@@ -191,11 +191,11 @@ lockout() {
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
 	say "c's 100 KB: $out; drop_rmem +$((r1 - r0)); rx_msgs_evicted +$((v1 - v0));" \
-		"back to a: $(grep -c '^err 4$' "$out_f") NOBUFS, $(sed -n 's/^acks //p' "$out_f") ACKs;" \
+		"back to a: $(grep -c '^err 36$' "$out_f") NOBUFS, $(sed -n 's/^acks //p' "$out_f") ACKs;" \
 		"b: $(changed "$victim_out.s")"
 	sleep 0.5
 	[[ $out == "completed 0 "* ]] && [ "$(msgs 100000)" -ge 1 ] &&
-		[ $((r1 - r0)) -ge 1 ] && [ $((v1 - v0)) -ge 1 ] && grep -q '^err 4$' "$out_f"
+		[ $((r1 - r0)) -ge 1 ] && [ $((v1 - v0)) -ge 1 ] && grep -q '^err 36$' "$out_f"
 }
 check "a trickling peer holding the buffer is evicted after a timeout; the waiting message completes" lockout
 

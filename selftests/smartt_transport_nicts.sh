@@ -34,6 +34,11 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
 
+# Wire format v2 (UET) has no field for NIC timestamps: the congestion
+# control's RTT is the sender's interval less the receiver's service_time
+# (Documentation/protocol.rst, "ACK_CC"), so the premise of this test is gone.
+skip_all "wire format v2 carries no NIC timestamps: the RTT comes from service_time"
+
 fabric_require
 perf=$SMARTT_TOP/build/userspace/smartt-perf
 [ -x "$perf" ] || skip_all "no $perf (make -C userspace smartt-perf)"
@@ -110,7 +115,7 @@ ms() { s "$1" "\"%.1f ms\" % ((d[\"$2\"] or 0) / 1e6)"; }
 delay_floor=4000000
 half=$((STANDING_MS * 500000))
 full=$((STANDING_MS * 1000000))
-port=7200
+port=1720
 for cc in $CCS; do
 	port=$((port + 1))
 	sf set h0 nic_ts=on >/dev/null && sf set h1 nic_ts=on >/dev/null

@@ -70,7 +70,7 @@ transfer() {
 
 CC=strack REL=strack
 check "cc strack, reliability strack: 1 B to 1 MB, byte for byte, exactly once" \
-	transfer 6001 1 1353 65536 300000 1000000
+	transfer 1601 1 1353 65536 300000 1000000
 check "the receiver coalesced ACKs (acks_coalesced > 0)" \
 	test "$(stat "$b" acks_coalesced)" -gt 0
 
@@ -79,7 +79,7 @@ check "the receiver coalesced ACKs (acks_coalesced > 0)" \
 # Coalescing shows only when the sender is not window-limited and DATA
 # comes closer together than the ACK delay (1 ms).  On a kernel too slow
 # for that (the debug kernel under TCG) the sender's full window flags
-# every packet ACK_REQ, or the delay timer sends each ACK alone, and the
+# every packet AR (ACK requested), or the delay timer sends each ACK alone, and the
 # ratio says nothing about coalescing: the check then skips, saying so.
 # ACKs sent at once for no such reason still fail it.
 ack_ratio() {
@@ -88,19 +88,19 @@ ack_ratio() {
 		acks=$(stat "$b" tx_acks)
 		data=$(stat "$b" rx_data)
 		forced=$(( $(stat "$b" acks_delayed) + $(stat "$b" acks_requested) ))
-		CC=none REL=$rel transfer 6004 1000000 >/dev/null || return 1
+		CC=none REL=$rel transfer 1604 1000000 >/dev/null || return 1
 		acks=$(( $(stat "$b" tx_acks) - acks ))
 		data=$(( $(stat "$b" rx_data) - data ))
 		forced=$(( $(stat "$b" acks_delayed) + $(stat "$b" acks_requested) - forced ))
 		per=$(( acks * 1000 / data ))
-		echo "#   $rel: $acks ACKs ($forced by the delay timer or ACK_REQ) for $data DATA packets: $per per 1000" >&3
+		echo "#   $rel: $acks ACKs ($forced by the delay timer or AR) for $data DATA packets: $per per 1000" >&3
 		[ -n "$sack_per" ] || sack_per=$per
 	done
 	echo "#   strack/sack ACK ratio: $(( per * 1000 / sack_per )) per 1000" >&3
-	# An ACK every 16384 bytes (12 packets) at most, fewer with ACK_REQ.
+	# An ACK every 16384 bytes (12 packets) at most, fewer with AR.
 	[ "$per" -lt $(( sack_per / 2 )) ] && return 0
 	if [ $(( forced * 2 )) -gt "$acks" ]; then
-		echo "$forced of $acks strack ACKs sent by the delay timer or asked for by a full window (ACK_REQ): on this kernel the window, not coalescing, set the ACK rate"
+		echo "$forced of $acks strack ACKs sent by the delay timer or asked for by a full window (AR): on this kernel the window, not coalescing, set the ACK rate"
 		return "$ksft_skip"
 	fi
 	return 1
@@ -113,7 +113,7 @@ lossy() {
 		duplicate 2% reorder 25% 50% &&
 	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% || return 1
-	transfer 6002 1 1353 65536 300000
+	transfer 1602 1 1353 65536 300000
 	rc=$?
 	ip netns exec "$a" tc qdisc del dev veth-a root
 	ip netns exec "$b" tc qdisc del dev veth-b root
@@ -128,17 +128,18 @@ else
 	ktap_result SKIP "cc strack over a lossy link" "no sch_netem"
 fi
 
-# drop_filter PSN: drop the first transmission (no SMARTT_F_RTX) of the
-# DATA packet PSN leaving a (IPv4 without options: UDP at 20, the smartt
-# header at 28; type at 31, flags' low byte at 33, PSN's low word at 48).
+# drop_filter PSN: drop the first transmission (no PDS RETX flag) of the
+# DATA packet PSN leaving a (IPv4 without options: UDP at 20, the PDS
+# header at 28: type RUD_REQ in the top 5 bits of byte 28, RETX 0x10 in
+# byte 29, the 32-bit PSN at 32; Documentation/protocol.rst).
 drop_filter() {
 	ip netns exec "$a" tc qdisc add dev veth-a clsact &&
 	ip netns exec "$a" tc filter add dev veth-a egress protocol ip prio 1 u32 \
 		match ip protocol 17 0xff \
 		match u16 4793 0xffff at 22 \
-		match u8 1 0xff at 31 \
-		match u8 0 0x10 at 33 \
-		match u32 "$1" 0xffffffff at 48 \
+		match u8 0x10 0xf8 at 28 \
+		match u8 0 0x10 at 29 \
+		match u32 "$1" 0xffffffff at 32 \
 		action drop
 }
 drop_count() {
@@ -163,7 +164,7 @@ one_drop() {
 	done
 	drop_filter "$psn" || { drop_clear; return 1; }
 	od_delivered=true
-	transfer 6003 "$size" || { rc=1; od_delivered=false; }
+	transfer 1603 "$size" || { rc=1; od_delivered=false; }
 	dropped=$(drop_count)
 	od_dropped=${dropped:-0}
 	drop_clear

@@ -9,7 +9,7 @@
 #     byte, and waits 2 s more for a duplicate);
 #  2. a sender restarts in the middle of a message: killed while a 2 MB
 #     message is being received, then a new socket on the same transport
-#     port (a new epoch) sends three messages: they arrive whole, the old
+#     port (a new sender PDC) sends three messages: they arrive whole, the old
 #     partial one never does, and its memory is returned (mem_pages);
 #  3. 10^4 peers from as many source addresses (IP_TRANSPARENT) at one
 #     socket: at most 1024 kept, the rest refused (drop_peers) or room
@@ -80,11 +80,11 @@ netem_mess() {
 		loss 1% duplicate 1% reorder 5% 50% || return 1
 	out=$(mktemp)
 	# shellcheck disable=SC2086 # the sizes are words
-	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 6100 $sizes >"$out" 2>&1 &
+	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 1610 $sizes >"$out" 2>&1 &
 	rpid=$!
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
 	# shellcheck disable=SC2086
-	if ! ip netns exec "$a" "$bin" send 4 198.18.0.2 6100 $sizes; then
+	if ! ip netns exec "$a" "$bin" send 4 198.18.0.2 1610 $sizes; then
 		kill "$rpid"
 		wait "$rpid"
 		cat "$out"
@@ -118,12 +118,12 @@ restart() {
 	# slow enough that the 2 MB message is still coming when it is killed
 	ip netns exec "$a" tc qdisc replace dev veth-a root netem rate 2mbit || return 1
 	out=$(mktemp)
-	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 6101 1000 2000 3000 \
+	ip netns exec "$b" env SMARTT_LINGER_MS=2000 "$bin" recv 4 1611 1000 2000 3000 \
 		>"$out" 2>&1 &
 	rpid=$!
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
 	n0=$(stat "$b" rx_packets)
-	ip netns exec "$a" env SMARTT_SPORT=7000 "$bin" send 4 198.18.0.2 6101 2000000 \
+	ip netns exec "$a" env SMARTT_SPORT=1700 "$bin" send 4 198.18.0.2 1611 2000000 \
 		>/dev/null 2>&1 &
 	old=$!
 	# killed once b has a good part of it
@@ -136,7 +136,7 @@ restart() {
 	wait "$old" 2>/dev/null
 	p1=$(stat "$b" mem_pages)
 	plain_links
-	if ! ip netns exec "$a" env SMARTT_SPORT=7000 "$bin" send 4 198.18.0.2 6101 \
+	if ! ip netns exec "$a" env SMARTT_SPORT=1700 "$bin" send 4 198.18.0.2 1611 \
 		1000 2000 3000; then
 		kill "$rpid"
 	fi
@@ -144,13 +144,13 @@ restart() {
 	rc=$?
 	sleep 1
 	m1=$(stat "$b" mem_pages)
-	say "killed after $p0 packets of 2 MB (mem_pages $m0 -> $p1); the new epoch's" \
+	say "killed after $p0 packets of 2 MB (mem_pages $m0 -> $p1); the new sender PDC's" \
 		"messages: $(cat "$out"); mem_pages then $m1"
 	rm -f "$out"
 	[ "$rc" = 0 ] && [ "$p0" -ge 1 ] && [ "$p0" -lt 1000 ] && [ "$p1" -gt "$m0" ] &&
 		[ "$m1" -le "$m0" ]
 }
-check "a sender restarted mid-message (new epoch): its new messages whole, the partial one dropped and its memory returned" \
+check "a sender restarted mid-message (a new sender PDC): its new messages whole, the partial one dropped and its memory returned" \
 	restart
 plain_links
 
@@ -158,7 +158,7 @@ plain_links
 kmem() { # kmem: slab and per-CPU memory, KiB
 	awk '$1 == "Slab:" || $1 == "Percpu:" { s += $2 } END { print s }' /proc/meminfo
 }
-vport=4720
+vport=1720
 vpeers() { # vpeers: the victim socket's peers
 	ip netns exec "$b" awk -v p=$vport '$1 == p' /proc/net/smartt_peers | wc -l
 }
@@ -227,12 +227,12 @@ check "10^4 peers from 10^4 addresses: at most 1024 kept within 3 KiB each; a le
 busy_unload() {
 	local out rpid spid refused=no running=no rc
 	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv 4 6102 1000000 2000000 >"$out" 2>&1 &
+	ip netns exec "$b" "$bin" recv 4 1612 1000000 2000000 >"$out" 2>&1 &
 	rpid=$!
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
 	# 3 MB at 10 Mbit/s: still running when modprobe -r comes
 	ip netns exec "$a" tc qdisc replace dev veth-a root netem rate 10mbit || return 1
-	ip netns exec "$a" "$bin" send 4 198.18.0.2 6102 1000000 2000000 >/dev/null 2>&1 &
+	ip netns exec "$a" "$bin" send 4 198.18.0.2 1612 1000000 2000000 >/dev/null 2>&1 &
 	spid=$!
 	sleep 0.5
 	kill -0 "$spid" 2>/dev/null && running=yes
@@ -251,10 +251,10 @@ plain_links
 netns_gone() {
 	local pids=() out refs
 	out=$(mktemp)
-	ip netns exec "$b" "$bin" recv 4 6103 4000000 >"$out" 2>&1 &
+	ip netns exec "$b" "$bin" recv 4 1613 4000000 >"$out" 2>&1 &
 	pids+=($!)
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
-	ip netns exec "$a" "$bin" send 4 198.18.0.2 6103 4000000 >/dev/null 2>&1 &
+	ip netns exec "$a" "$bin" send 4 198.18.0.2 1613 4000000 >/dev/null 2>&1 &
 	pids+=($!)
 	ip netns exec "$b" "$mbin" victim 4 4721 300 3000 >/dev/null 2>&1 &
 	pids+=($!)

@@ -53,6 +53,7 @@
 
 #include "kselftest_harness.h"
 #include "smartt_test_util.h"
+#include "smartt_uet.h"
 
 _Static_assert(sizeof(struct smartt_completion) == SMARTT_COMPLETION_LEN, "completion");
 _Static_assert(sizeof(struct smartt_peer_info) == SMARTT_PEER_INFO_LEN, "peer info");
@@ -91,28 +92,49 @@ TEST_F(api, bind_getsockname_addrinuse)
 	socklen_t len = sizeof(ss);
 	int a, b;
 
-	a = smartt_socket(self->fam, 4100);
+	a = smartt_socket(self->fam, 1100);
 	ASSERT_GE(a, 0);
 	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&ss, &len));
-	ASSERT_EQ(4100, ntohs(((struct sockaddr_in *)&ss)->sin_port));
-	b = smartt_socket(self->fam, 4100);
+	ASSERT_EQ(1100, ntohs(((struct sockaddr_in *)&ss)->sin_port));
+	b = smartt_socket(self->fam, 1100);
 	ASSERT_EQ(-1, b);
 	ASSERT_EQ(EADDRINUSE, errno);
 	/* A second bind of the same socket. */
-	len = mkaddr(self->fam, NULL, 4101, &ss);
+	len = mkaddr(self->fam, NULL, 1101, &ss);
 	ASSERT_EQ(-1, bind(a, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(EINVAL, errno);
 	close(a);
 	/* The port is free again after close. */
-	a = smartt_socket(self->fam, 4100);
+	a = smartt_socket(self->fam, 1100);
 	ASSERT_GE(a, 0);
 	close(a);
 	/* An address that is not ours. */
 	a = smartt_socket(self->fam, -1);
 	len = mkaddr(self->fam, self->fam == AF_INET ? "198.18.250.1" : "2001:2:0:fa::1",
-		     4102, &ss);
+		     1102, &ss);
 	ASSERT_EQ(-1, bind(a, (struct sockaddr *)&ss, len));
 	ASSERT_EQ(EADDRNOTAVAIL, errno);
+	close(a);
+	/* Transport ports are 12-bit PIDonFEPs: 4096 and above are EINVAL. */
+	a = smartt_socket(self->fam, -1);
+	len = mkaddr(self->fam, NULL, SMARTT_PORT_MAX + 1, &ss);
+	ASSERT_EQ(-1, bind(a, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(EINVAL, errno);
+	len = mkaddr(self->fam, self->lo, SMARTT_PORT_MAX + 1, &ss);
+	ASSERT_EQ(-1, connect(a, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(EINVAL, errno);
+	ASSERT_EQ(-1, sendto(a, "x", 1, 0, (struct sockaddr *)&ss, len));
+	ASSERT_EQ(EINVAL, errno);
+	/* an ephemeral port is one of 2048..4095 */
+	len = mkaddr(self->fam, self->lo, 1103, &ss);
+	b = smartt_socket(self->fam, 1103);
+	ASSERT_GE(b, 0);
+	ASSERT_EQ(1, sendto(a, "x", 1, 0, (struct sockaddr *)&ss, len));
+	len = sizeof(ss);
+	ASSERT_EQ(0, getsockname(a, (struct sockaddr *)&ss, &len));
+	EXPECT_GE(ntohs(((struct sockaddr_in *)&ss)->sin_port), 2048);
+	EXPECT_LE(ntohs(((struct sockaddr_in *)&ss)->sin_port), SMARTT_PORT_MAX);
+	close(b);
 	close(a);
 }
 
@@ -200,10 +222,10 @@ TEST_F(api, sockopts_einval)
 TEST_F(api, emsgsize)
 {
 	struct sockaddr_storage to;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4200, &to);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1200, &to);
 	size_t big = (size_t)SMARTT_MSG_MAX_DEFAULT + 1;
 	unsigned int max = 1000;
-	int fd = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4200);
+	int fd = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 1200);
 	char *buf;
 
 	ASSERT_GE(fd, 0);
@@ -231,8 +253,8 @@ TEST_F(api, roundtrip_trunc_peek)
 {
 	static unsigned char buf[300000], rbuf[300000];
 	struct sockaddr_storage to, from;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4300, &to), fromlen = sizeof(from);
-	int tx = smartt_socket(self->fam, 4301), rx = smartt_socket(self->fam, 4300);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1300, &to), fromlen = sizeof(from);
+	int tx = smartt_socket(self->fam, 1301), rx = smartt_socket(self->fam, 1300);
 	struct timeval tv = { .tv_sec = 10 };
 	struct msghdr msg = {};
 	struct iovec iov;
@@ -246,7 +268,7 @@ TEST_F(api, roundtrip_trunc_peek)
 	n = recvfrom(rx, rbuf, sizeof(rbuf), 0, (struct sockaddr *)&from, &fromlen);
 	ASSERT_EQ((ssize_t)sizeof(buf), n);
 	ASSERT_EQ(0, check(rbuf, n));
-	EXPECT_EQ(4301, ntohs(((struct sockaddr_in *)&from)->sin_port));
+	EXPECT_EQ(1301, ntohs(((struct sockaddr_in *)&from)->sin_port));
 
 	/* MSG_PEEK leaves it; a short buffer truncates; MSG_TRUNC says the size. */
 	fill(buf, 5000);
@@ -283,10 +305,10 @@ TEST_F(api, roundtrip_trunc_peek)
 TEST_F(api, connect_shutdown)
 {
 	struct sockaddr_storage to, other, peer, un = { .ss_family = AF_UNSPEC };
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4350, &to);
-	socklen_t olen = mkaddr(self->fam, self->lo, 4352, &other), plen = sizeof(peer);
-	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4350);
-	int rx2 = smartt_socket(self->fam, 4352), third = smartt_socket(self->fam, 4353);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1350, &to);
+	socklen_t olen = mkaddr(self->fam, self->lo, 1352, &other), plen = sizeof(peer);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 1350);
+	int rx2 = smartt_socket(self->fam, 1352), third = smartt_socket(self->fam, 1353);
 	struct smartt_completion c;
 	struct timeval tv = { .tv_sec = 10 };
 	char buf[64];
@@ -306,7 +328,7 @@ TEST_F(api, connect_shutdown)
 	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&to, tolen));
 	plen = sizeof(peer);
 	ASSERT_EQ(0, getpeername(tx, (struct sockaddr *)&peer, &plen));
-	EXPECT_EQ(4350, ntohs(((struct sockaddr_in *)&peer)->sin_port));
+	EXPECT_EQ(1350, ntohs(((struct sockaddr_in *)&peer)->sin_port));
 	/* connect() bound a port. */
 	plen = sizeof(peer);
 	ASSERT_EQ(0, getsockname(tx, (struct sockaddr *)&peer, &plen));
@@ -371,8 +393,8 @@ TEST_F(api, completions)
 	/* Small enough that the unread messages fit the receive buffer. */
 	static unsigned char buf[20000];
 	struct sockaddr_storage to;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4400, &to);
-	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4400);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1400, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 1400);
 	struct smartt_completion c;
 	int i, seen = 0;
 
@@ -404,8 +426,8 @@ TEST_F(api, completions)
 TEST_F(api, completions_wait_to_be_read)
 {
 	struct sockaddr_storage to;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4401, &to);
-	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4401);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1401, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 1401);
 	int small = 1, sndbuf = 4096, i, sent, got = 0;
 	struct timeval tv = { .tv_sec = 10 };
 	struct smartt_completion c;
@@ -463,7 +485,7 @@ TEST_F(api, completions_wait_to_be_read)
 TEST_F(api, econnrefused)
 {
 	struct sockaddr_storage to;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4500, &to);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1500, &to);
 	int tx = smartt_socket(self->fam, -1);
 	struct smartt_completion c;
 	struct pollfd p = { .fd = tx };
@@ -502,8 +524,8 @@ TEST_F(api, error_fails_one_message)
 {
 	static unsigned char buf[3000];
 	struct sockaddr_storage to;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4450, &to);
-	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 4450);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1450, &to);
+	int tx = smartt_socket(self->fam, -1), rx = smartt_socket(self->fam, 1450);
 	unsigned int max = 2000;
 	struct smartt_completion c;
 	int i, status[3] = { 1, 1, 1 };
@@ -518,7 +540,7 @@ TEST_F(api, error_fails_one_message)
 	if (system("ip link set lo up && tc qdisc add dev lo root netem delay 20ms"))
 		SKIP(return, "no netem on the loopback");
 	tx = smartt_socket(self->fam, -1);
-	rx = smartt_socket(self->fam, 4450);
+	rx = smartt_socket(self->fam, 1450);
 	ASSERT_GE(tx, 0);
 	ASSERT_GE(rx, 0);
 	ASSERT_EQ(0, setsockopt(rx, SOL_SMARTT, SMARTT_MSG_MAX, &max, sizeof(max)));
@@ -601,7 +623,7 @@ TEST_F(api, etimedout_eagain)
 
 	if (!dead)
 		SKIP(return, "no unreachable address given (SMARTT_DEAD4/6)");
-	tolen = mkaddr(self->fam, dead, 4600, &to);
+	tolen = mkaddr(self->fam, dead, 1600, &to);
 	ASSERT_GE(tx, 0);
 	ASSERT_EQ(0, setsockopt(tx, SOL_SMARTT, SMARTT_TIMEOUT_MS, &ms, sizeof(ms)));
 	ASSERT_EQ(0, setsockopt(tx, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)));
@@ -641,11 +663,11 @@ static int one_message(int tx, int rx, const struct sockaddr_storage *to, sockle
 TEST_F(api, peer_restarts)
 {
 	struct sockaddr_storage to, txa;
-	socklen_t tolen = mkaddr(self->fam, self->lo, 4700, &to);
-	socklen_t txlen = mkaddr(self->fam, self->lo, 4701, &txa);
+	socklen_t tolen = mkaddr(self->fam, self->lo, 1700, &to);
+	socklen_t txlen = mkaddr(self->fam, self->lo, 1701, &txa);
 	struct smartt_peer_info pi = {};
 	socklen_t pilen = sizeof(pi);
-	int tx = smartt_socket(self->fam, 4701), rx = smartt_socket(self->fam, 4700);
+	int tx = smartt_socket(self->fam, 1701), rx = smartt_socket(self->fam, 1700);
 	unsigned int ms = 100;
 	int i;
 
@@ -664,13 +686,13 @@ TEST_F(api, peer_restarts)
 	EXPECT_EQ(0ULL, pi.in_flight);
 	/* The receiver restarts: a new socket knows nothing of the sender. */
 	close(rx);
-	rx = smartt_socket(self->fam, 4700);
+	rx = smartt_socket(self->fam, 1700);
 	ASSERT_GE(rx, 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 1000 + i));
-	/* The sender restarts: a new epoch from the same address and port. */
+	/* The sender restarts: a new sender PDC from the same address and port. */
 	close(tx);
-	tx = smartt_socket(self->fam, 4701);
+	tx = smartt_socket(self->fam, 1701);
 	ASSERT_GE(tx, 0);
 	for (i = 0; i < 3; i++)
 		ASSERT_EQ(0, one_message(tx, rx, &to, tolen, 2000 + i));
@@ -680,7 +702,7 @@ TEST_F(api, peer_restarts)
 	pilen = sizeof(pi);
 	EXPECT_EQ(0, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
 	memcpy(pi.addr, &txa, txlen);
-	((struct sockaddr_in *)pi.addr)->sin_port = htons(4799);
+	((struct sockaddr_in *)pi.addr)->sin_port = htons(1799);
 	EXPECT_EQ(-1, getsockopt(rx, SOL_SMARTT, SMARTT_PEER_INFO, &pi, &pilen));
 	EXPECT_EQ(ENOENT, errno);
 
@@ -706,88 +728,152 @@ TEST_F(api, peer_restarts)
 }
 
 /* Raw UDP at the port: each packet must be counted as malformed. */
-struct smartt_bad {
-	const char *what;
-	unsigned char pkt[200];
-	size_t len;
+
+/* A valid DATA packet (one segment of 100 bytes) to transport port 1700. */
+static const struct uet_data inj_data = {
+	.psn = 7, .spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = 1700,
+	.initiator = 9, .len = 100, .plen = 100, .eom = true,
 };
+
+/* Rewrite the trailer of the @n-byte packet at @p (its last 4 bytes). */
+static void inj_recrc(unsigned char *p, size_t n)
+{
+	uet_add_crc(p, n - SMARTT_CRC_LEN);
+}
+
+/* A control packet of @type / @nh / @flags, @len bytes with its trailer. */
+static size_t inj_ctl(unsigned char *p, unsigned int type, unsigned int nh,
+		      unsigned int flags, size_t len)
+{
+	uint16_t pro = uet_prologue(type, nh, flags);
+
+	memset(p, 0, len);
+	memcpy(p, &pro, 2);
+	p[8] = 0;
+	p[9] = 1;	/* SPDCID 1 */
+	p[11] = 1;	/* DPDCID 1 */
+	return uet_add_crc(p, len);
+}
 
 static int inject(int fam, const char *ip)
 {
 	struct sockaddr_storage to;
 	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
-	struct smartt_hdr h = {
-		.magic = htons(SMARTT_MAGIC), .version = SMARTT_WIRE_VERSION,
-		.type = SMARTT_PKT_DATA, .hdr_words = 15,
-	};
-	/* DATA extension: sport dport epoch msg_id msg_len offset seg 0 una tx */
-	struct {
-		uint16_t sport, dport;
-		uint32_t epoch;
-		uint64_t msg_id, msg_len, offset;
-		uint32_t seg, res;
-		uint64_t una, tx;
-	} __attribute__((packed)) x = {
-		.sport = htons(9), .dport = htons(4700), .epoch = htonl(1),
-		.msg_len = htobe64(100), .seg = htonl(1000),
-	};
+	struct smartt_ses_std *ses;
+	struct uet_data d;
 	unsigned char p[256];
 	int fd = socket(fam, SOCK_DGRAM, 0), n = 0, i;
+	size_t len;
 
 	if (fd < 0)
 		return -1;
-#define SEND(len) do { sendto(fd, p, (len), 0, (struct sockaddr *)&to, tolen); n++; } while (0)
-#define BUILD() do { memset(p, 0, sizeof(p)); memcpy(p, &h, 64); memcpy(p + 64, &x, sizeof(x)); } while (0)
-	/* random garbage of every short length */
+	ses = (struct smartt_ses_std *)(p + sizeof(struct smartt_pds_rud_req));
+#define SEND(l) do { sendto(fd, p, (l), 0, (struct sockaddr *)&to, tolen); n++; } while (0)
+#define BUILD() (d = inj_data, len = uet_build_data(p, &d, NULL))
+	/* random garbage of every short length (an unknown type, or too short) */
 	for (i = 0; i < 64; i += 7) {
 		memset(p, 0x5a, sizeof(p));
 		SEND(i);
 	}
 	BUILD();
-	p[0] = 0;			/* bad magic */
-	SEND(200);
+	p[0] = 0;			/* type 0 */
+	SEND(len);
 	BUILD();
-	p[2] = 9;			/* bad version */
-	SEND(200);
+	p[1] = (p[1] & 0x7f);		/* next header 2 (not the standard request) */
+	p[0] = (p[0] & 0xf8) | 0x01;
+	SEND(len);
 	BUILD();
-	p[3] = 200;			/* unknown type */
-	SEND(200);
+	SEND(40);			/* truncated headers */
 	BUILD();
-	p[7] = 8;			/* hdr_words too small for DATA */
-	SEND(200);
+	p[SMARTT_DATA_HLEN + 3] ^= 1;	/* CRC32C mismatch */
+	SEND(len);
+	d = inj_data;			/* payload_length 100, 80 bytes follow */
+	d.off = 100;
+	d.len = 200;
+	d.plen = 80;
+	len = uet_build_data(p, &d, NULL);
+	ses->hdata_hi = htonl(100);
+	inj_recrc(p, len);
+	SEND(len);
+	d = inj_data;			/* offset beyond the message */
+	d.off = 5000;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
+	d = inj_data;			/* request_length above the 1 GiB limit */
+	d.len = SMARTT_MSG_MAX_LIMIT + 1;
+	d.eom = false;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
 	BUILD();
-	SEND(100);			/* truncated headers */
+	ses->opcode = 1;		/* WRITE */
+	inj_recrc(p, len);
+	SEND(len);
 	BUILD();
-	p[24] = 0;			/* payload_len 100 but 80 bytes follow */
-	p[25] = 100;
-	SEND(120 + 80);
-	x.offset = htobe64(5000);	/* offset beyond the message */
-	BUILD();
-	p[25] = 100;
-	SEND(120 + 100);
-	x.offset = 0;
-	x.msg_len = htobe64(1ULL << 62);	/* huge message */
-	BUILD();
-	p[25] = 100;
-	SEND(120 + 100);
-	x.msg_len = htobe64(100);
-	x.seg = htonl(7);			/* segment size below the minimum */
-	BUILD();
-	p[25] = 100;
-	SEND(120 + 100);
-	x.seg = htonl(1000);
-	x.epoch = 0;				/* epoch 0 */
-	BUILD();
-	p[25] = 100;
-	SEND(120 + 100);
+	ses->ver_flags |= 1 << SMARTT_SES_VER_SHIFT;	/* SES version 1 */
+	inj_recrc(p, len);
+	SEND(len);
+	d = inj_data;			/* SPDCID 0 */
+	d.spdcid = 0;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
+	d = inj_data;			/* CLEAR_PSN above the PSN */
+	d.clear = 1;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
+	d = inj_data;			/* initiator beyond 4095 */
+	d.initiator = 4096;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
+	d = inj_data;			/* no SYN, DPDCID 0 */
+	d.flags = 0;
+	len = uet_build_data(p, &d, NULL);
+	SEND(len);
+	/* ACK_CC with credit CC state */
+	len = inj_ctl(p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, SMARTT_ACK_LEN);
+	p[12] = SMARTT_PDS_CC_CREDIT << SMARTT_PDS_CC_TYPE_SHIFT;
+	inj_recrc(p, len);
+	SEND(len);
+	/* NACK of a RUDI packet */
+	len = inj_ctl(p, SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, SMARTT_PDS_NACK_F_NT,
+		      SMARTT_NACK_LEN);
+	SEND(len);
+	/* CTRL PROBE with SYN */
+	len = inj_ctl(p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, SMARTT_PDS_CTRL_F_SYN,
+		      SMARTT_CTRL_LEN);
+	SEND(len);
+	/* CTRL of a type smartt does not take (CLOSE) */
+	len = inj_ctl(p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_CLOSE, 0, SMARTT_CTRL_LEN);
+	SEND(len);
+	/* ACK_CC cut short, trailer included */
+	len = inj_ctl(p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 20);
+	SEND(len);
+	/* an error whose SES response is not a RESPONSE */
+	len = inj_ctl(p, SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0, SMARTT_ERR_LEN);
+	p[12] = 3;
+	inj_recrc(p, len);
+	SEND(len);
+#undef SEND
+#undef BUILD
 	close(fd);
 	return n;
 }
 
+/* The PDS types and next headers (CTRL types) smartt takes, and their lengths. */
+static const struct {
+	unsigned int type, nh;
+	size_t len;
+} uet_kinds[] = {
+	{ SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_STD, SMARTT_DATA_HLEN },
+	{ SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, SMARTT_ACK_LEN },
+	{ SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, SMARTT_ERR_LEN },
+	{ SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, SMARTT_NACK_LEN },
+	{ SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, SMARTT_CTRL_LEN },
+};
+
 /*
- * @n random packets at the UDP port: half start with a valid magic and
- * version and have a random type, header length and body, the rest are
- * random bytes.  They must all be dropped, counted, and change nothing.
+ * @n random packets at the UDP port: half start with the prologue of a
+ * type smartt takes and end with a right trailer, the rest are random
+ * bytes.  They must all be dropped, counted, and change nothing.
  */
 static int fuzz(int fam, const char *ip, int n, unsigned int seed)
 {
@@ -800,17 +886,17 @@ static int fuzz(int fam, const char *ip, int n, unsigned int seed)
 		return -1;
 	srandom(seed);
 	for (i = 0; i < n; i++) {
-		size_t len = random() % sizeof(p), j;
+		size_t len = random() % (sizeof(p) - SMARTT_CRC_LEN), j;
 
 		for (j = 0; j < len; j++)
 			p[j] = random();
-		if (len >= 8 && (random() & 1)) {
-			p[0] = SMARTT_MAGIC >> 8;
-			p[1] = SMARTT_MAGIC & 0xff;
-			p[2] = SMARTT_WIRE_VERSION;
-			p[3] = 1 + random() % 7;
-			p[7] = (random() & 1) ? (unsigned char)((len + 7) / 8) :
-						 (unsigned char)(random() % 40);
+		if (len >= 2 && (random() & 1)) {
+			unsigned int k = random() % 5;
+			uint16_t pro = uet_prologue(uet_kinds[k].type, uet_kinds[k].nh, random());
+
+			memcpy(p, &pro, 2);
+			if (random() & 1)
+				len = uet_add_crc(p, len);
 		}
 		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
 			sent++;
@@ -833,91 +919,86 @@ static uint64_t rnd64(void)
 }
 
 /*
- * @n packets of every type that parse as far as the type's extension, to
- * the transport port @dport: DATA and PROBE from a few transport ports and
- * epochs (so that they reach peer state and reassembly), ACK, NACK,
- * PROBE_ACK and CTRL; each field drawn from its boundary values or at
- * random, the header length, payload length and packet length right most
- * of the time and off by a little or a lot otherwise.  Whatever gets in
- * must leave the module as sound as it was.
+ * @n packets of every type that parse as far as the type's headers, to the
+ * transport port @dport: DATA from a few transport ports and sender PDC ids
+ * (so that they reach peer state and reassembly), ACK_CC, NACK, errors and
+ * PROBEs to a few PDC ids; each field drawn from its boundary values or at
+ * random, the payload and packet length right most of the time and off by
+ * a little or a lot otherwise, the trailer right most of the time.
+ * Whatever gets in must leave the module as sound as it was.
  */
 static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
 {
 	static const uint64_t lens[] = { 0, 1, 63, 64, 100, 1332, 4096, 65536, 1 << 20,
-					 64ULL << 20, (64ULL << 20) + 1, ~0ULL };
-	static const uint64_t segs[] = { 0, 1, 63, 64, 1000, 1332, 8192, 8193, 65535 };
-	static const uint64_t small[] = { 0, 1, 2, 3, 255, 256, 257, ~0ULL };
-	static const uint8_t exts[] = { 0, 56, 72, 72, 24, 72, 24 };	/* by type */
+					 64ULL << 20, (64ULL << 20) + 1, 0xffffffffULL };
+	static const uint64_t segs[] = { 0, 1, 63, 64, 1000, 1332, 8192, 8193, 16383 };
+	static const uint64_t small[] = { 0, 1, 2, 3, 255, 256, 257, 0xffffffffULL };
 	struct sockaddr_storage to;
 	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
-	unsigned char p[SMARTT_HDR_LEN + 72 + 1500];
+	unsigned char p[SMARTT_DATA_HLEN + 1500 + 64];
 	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
 
 	if (fd < 0)
 		return -1;
 	srandom(seed);
 	for (i = 0; i < n; i++) {
-		struct smartt_hdr *h = (struct smartt_hdr *)p;
-		unsigned char *x = p + SMARTT_HDR_LEN;
-		unsigned int type = 1 + random() % 6, r = random() % 100;
-		size_t ext = exts[type], plen = 0, len, j;
+		unsigned int k = random() % 5, r = random() % 100;
+		size_t len, plen = 0, j;
 		uint64_t v;
-		uint32_t w;
-		uint16_t q;
 
 		/* random bytes 8 at a time: random() per byte was most of the time */
 		for (j = 0; j < sizeof(p); j += 8) {
 			v = rnd64();
 			memcpy(p + j, &v, sizeof(p) - j < 8 ? sizeof(p) - j : 8);
 		}
-		memset(h, 0, sizeof(*h));
-		h->magic = htons(SMARTT_MAGIC);
-		h->version = SMARTT_WIRE_VERSION;
-		h->type = type;
-		if (random() % 4 == 0)
-			h->flags = htons(random());
-		h->hdr_words = (SMARTT_HDR_LEN + ext) / 8;
-		if (r < 5)
-			h->hdr_words = random() % 32;
-		h->psn = htobe64(random() % 3 ? (uint64_t)(random() % 600) :
-				 pick(small, 8) << (random() % 60));
-		h->entropy = htonl(random());
-		/* the common part of every extension: ports and epoch */
-		q = htons(9 + random() % 4);
-		memcpy(x, &q, 2);
-		q = htons(random() % 8 ? dport : random());
-		memcpy(x + 2, &q, 2);
-		w = htonl(random() % 4 ? 1 + random() % 3 : random());
-		memcpy(x + 4, &w, 4);
-		if (type == 1) {	/* DATA: msg_id msg_len offset seg res una tx */
+		if (k == 0) {
 			uint64_t ml = pick(lens, 12), sg = pick(segs, 9);
+			struct uet_data d = {
+				.psn = random() % 3 ? random() % 600 :
+				       (uint32_t)(pick(small, 8) << (random() % 32)),
+				.clear = random() % 4 ? -(int16_t)(random() % 300) : (int16_t)random(),
+				.spdcid = 1 + random() % 3,
+				.flags = random() % 4 ? (random() % 2 ? SMARTT_PDS_REQ_F_SYN : 0) :
+					 (uint8_t)random(),
+				.msg_id = random() % 4 ? random() % 4 : random(),
+				.job = random() % 8 ? 0 : random(),
+				.pid = random() % 8 ? dport : random() % 4096,
+				.initiator = 9 + random() % 4,
+				.len = ml,
+			};
 
-			v = htobe64(random() % 4 ? (uint64_t)(random() % 4) : rnd64());
-			memcpy(x + 8, &v, 8);
-			v = htobe64(ml);
-			memcpy(x + 16, &v, 8);
+			d.dpdcid = d.flags & SMARTT_PDS_REQ_F_SYN ? random() % 300 : random();
 			v = sg && random() % 4 ? sg * (uint64_t)(random() % 600) : rnd64();
-			v = htobe64(v);
-			memcpy(x + 24, &v, 8);
-			w = htonl(sg);
-			memcpy(x + 32, &w, 4);
-			memset(x + 36, 0, 4);
-			v = htobe64(random() % 3 ? (uint64_t)(random() % 600) : rnd64());
-			memcpy(x + 40, &v, 8);
+			d.off = random() % 3 ? (uint32_t)v : 0;
 			plen = random() % 4 ? (sg < 1400 ? sg : 1400) : (size_t)(random() % 1400);
-		} else if (type == 4) {	/* PROBE: snd_una tx_time */
-			v = htobe64(random() % 3 ? (uint64_t)(random() % 600) : rnd64());
-			memcpy(x + 8, &v, 8);
-		} else if (type == 6) {	/* CTRL: code reserved msg_id */
-			w = htonl(random() % 8);
-			memcpy(x + 8, &w, 4);
+			if (d.len > d.off && d.len - d.off < plen)
+				plen = d.len - d.off;
+			d.plen = plen;
+			d.eom = random() % 2 ? d.off + plen == d.len : random() % 2;
+			len = uet_build_data(p, &d, NULL);
+			if (random() % 8 == 0) {	/* payload_length off */
+				p[sizeof(struct smartt_pds_rud_req) + 34] ^= 1 << (random() % 6);
+				len = uet_add_crc(p, len - SMARTT_CRC_LEN);
+			}
+		} else {
+			uint16_t pro = uet_prologue(uet_kinds[k].type, uet_kinds[k].nh,
+						    random() % 4 ? 0 : random());
+			uint16_t id = htons(random() % 4 ? 1 + random() % 8 : random());
+
+			memcpy(p, &pro, 2);
+			memcpy(p + 10, &id, 2);		/* DPDCID */
+			id = htons(random() % 4 ? 1 + random() % 3 : random());
+			memcpy(p + 8, &id, 2);		/* SPDCID */
+			if (k == 1)			/* NSCC */
+				p[12] = random() % 8 ? 0 : random();
+			len = uet_add_crc(p, uet_kinds[k].len);
 		}
-		h->payload_len = htons(random() % 8 ? plen : (size_t)random());
-		len = SMARTT_HDR_LEN + ext + plen;
-		if (r >= 5 && r < 15)
+		if (r < 10)
 			len = random() % len;
-		else if (r >= 15 && r < 20)
-			len += random() % 64;
+		else if (r < 15)
+			len = uet_add_crc(p, len - SMARTT_CRC_LEN + random() % 60);
+		else if (r < 20)
+			p[random() % len] ^= 1 << (random() % 8);	/* CRC mismatch */
 		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
 			sent++;
 		if (i % 50 == 49)

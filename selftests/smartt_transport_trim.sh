@@ -89,7 +89,7 @@ print(" ".join("%s=%s" % kv for kv in json.load(sys.stdin)["counters"].items() i
 }
 
 check "IPv4, cc none: 2:1 incast into a 13 KB buffer, trimmed, NACKed, every message exactly once" \
-	incast v4 -4 ipv4 7101 none
+	incast v4 -4 ipv4 1711 none
 check "IPv6, cc smartt: 2:1 incast into a 13 KB buffer, trimmed, NACKed, every message exactly once" \
-	incast v6 -6 ipv6 7102 smartt
+	incast v6 -6 ipv6 1712 smartt
 ktap_exit

@@ -5,14 +5,17 @@
  * encapsulation socket would hand them over (data at the UDP header, the
  * IP header before it), at live sockets of the built-in transport.
  *
- * For every packet type, and for types that do not exist, every header
- * length from zero words to two words past the type's extension and every
- * packet length around them: a packet is either dropped by the parser and
- * counted under the one reason the format gives, or it reaches the
- * socket, which counts what it did with it.  Then the DATA fields one by
- * one at their bounds, group-addressed packets, and a message delivered
- * byte for byte from segments out of order.  The CRP packets: every field
- * rule at its bound, a request answered, a grant for no reservation.
+ * Wire format v2 (UET PDS + SES).  For every packet type smartt takes, and
+ * for types and next headers it does not, every packet length from empty
+ * to well past the type's headers and trailer: a packet is either dropped
+ * by the parser and counted under the one reason the format gives, or it
+ * reaches the socket (or the DPDCID lookup), which counts what it did with
+ * it.  Then a bad CRC, trimmed packets, the DPDCID, SPDCID and source
+ * checks of ACKs, another job, PSNs and message ids out of window, the
+ * DATA fields one by one at their bounds, group-addressed packets, and a
+ * message delivered byte for byte from segments out of order.  The CRP
+ * packets (on their own UDP port): every field rule at its bound, a
+ * request answered, a grant for no reservation.
  */
 #include <kunit/test.h>
 #include <linux/if.h>
@@ -36,10 +39,11 @@
 #include "../transport/transport.h"
 #include "../transport/wire.h"
 
-#define TIN_PORT6	7001	/* transport port of the IPv6 socket */
-#define TIN_PORT4	7002	/* of the IPv4 socket */
-#define TIN_PORT_NONE	7003	/* no socket */
+#define TIN_PORT6	1901	/* transport port of the IPv6 socket */
+#define TIN_PORT4	1902	/* of the IPv4 socket */
+#define TIN_PORT_NONE	1903	/* no socket */
 #define TIN_BUF		512	/* largest packet built, from the UDP header */
+#define TIN_PAY		100	/* payload bytes of most crafted DATA */
 
 /* 2001:2::1 (the crafted peer) and 2001:2::2, 198.18.0.1 and 198.18.0.2 */
 static const struct in6_addr tin_peer6 = {
@@ -52,14 +56,17 @@ static const struct in6_addr tin_self6 = {
 struct tin_ctx {
 	struct socket *s6;
 	struct socket *s4;
-	u64 psn;		/* next PSN and message id of crafted DATA */
-	u8 buf[TIN_BUF];	/* the packet being built, from the UDP header */
+	u32 psn;		/* next PSN of crafted DATA */
+	u16 pdc;		/* next sender PDC id of crafted DATA */
+	u8 buf[TIN_BUF];	/* the packet being built, from the PDS header */
 };
 
 /* How a crafted packet is addressed. */
 struct tin_addr {
 	bool v4;
+	bool crp;		/* to crp_udp_port (smartt_crp_encap_rcv()) */
 	u8 pkt_type;		/* PACKET_HOST unless a test says otherwise */
+	u8 dscp;		/* the IP DSCP */
 	const struct in6_addr *saddr6, *daddr6;
 	__be32 saddr4, daddr4;
 };
@@ -149,6 +156,7 @@ static int tin_init(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	c->psn = 1;
+	c->pdc = 0x100;
 	c->s6 = tin_socket(test, AF_INET6, TIN_PORT6);
 	c->s4 = tin_socket(test, AF_INET, TIN_PORT4);
 	/* The encapsulation sockets exist while a transport socket does. */
@@ -177,6 +185,10 @@ static const enum smartt_stat tin_watched[] = {
 	SMARTT_STAT_DROP_NOMEM, SMARTT_STAT_RX_DATA, SMARTT_STAT_RX_PROBES,
 	SMARTT_STAT_RX_DUP, SMARTT_STAT_RX_TRIMMED, SMARTT_STAT_ERR_MSGSIZE,
 	SMARTT_STAT_CRP_RX_REQ, SMARTT_STAT_CRP_DROP_BAD, SMARTT_STAT_CRP_DROP_UNKNOWN,
+	SMARTT_STAT_DROP_CRC, SMARTT_STAT_DROP_DPDCID, SMARTT_STAT_DROP_SPDCID,
+	SMARTT_STAT_DROP_SRC, SMARTT_STAT_DROP_JOB, SMARTT_STAT_DROP_SEG_UNKNOWN,
+	SMARTT_STAT_DROP_MSG_ID, SMARTT_STAT_DROP_FIELD, SMARTT_STAT_RX_ACKS,
+	SMARTT_STAT_RX_NACKS, SMARTT_STAT_DROP_ACK_UNSENT, SMARTT_STAT_DROP_SEG_CHARGE,
 };
 
 struct tin_snap {
@@ -195,8 +207,8 @@ static void tin_snap(struct tin_snap *s)
 }
 
 /*
- * Hand @len bytes of c->buf (from the smartt header on) to
- * smartt_encap_rcv() behind a UDP and an IP header, as UDP would, and
+ * Hand @len bytes of c->buf (the UDP payload) to smartt_encap_rcv() (or
+ * smartt_crp_encap_rcv()) behind a UDP and an IP header, as UDP would, and
  * read the counters into @after before any answer can come back: IPv4
  * routes through lo deliver locally, so the transport's answers to the
  * crafted peer come back to it as soon as bottom halves run again (and
@@ -208,7 +220,9 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 	struct tin_ctx *c = test->priv;
 	struct smartt_net *sn = smartt_net(&init_net);
 	unsigned int iphlen = ad->v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	struct socket *usk = ad->v4 ? sn->udp4 : sn->udp6;
+	struct socket *usk = ad->crp ? (ad->v4 ? sn->crp4 : sn->crp6) :
+				       (ad->v4 ? sn->udp4 : sn->udp6);
+	u16 port = ad->crp ? SMARTT_CRP_UDP_PORT_DEFAULT : SMARTT_UDP_PORT_DEFAULT;
 	struct sk_buff *skb;
 	struct udphdr *uh;
 
@@ -219,8 +233,8 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 	skb_put_data(skb, c->buf, len);
 	uh = skb_push(skb, sizeof(*uh));
 	skb_reset_transport_header(skb);
-	uh->source = htons(SMARTT_UDP_PORT_DEFAULT);
-	uh->dest = htons(SMARTT_UDP_PORT_DEFAULT);
+	uh->source = htons(50000);
+	uh->dest = htons(port);
 	uh->len = htons(sizeof(*uh) + len);
 	uh->check = 0;
 	skb_push(skb, iphlen);
@@ -232,6 +246,7 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 		iph->version = 4;
 		iph->ihl = 5;
 		iph->ttl = 64;
+		iph->tos = ad->dscp << 2;
 		iph->protocol = IPPROTO_UDP;
 		iph->tot_len = htons(iphlen + sizeof(*uh) + len);
 		iph->saddr = ad->saddr4 ? ad->saddr4 : TIN_PEER4;
@@ -242,6 +257,7 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 
 		memset(ip6, 0, sizeof(*ip6));
 		ip6->version = 6;
+		ipv6_change_dsfield(ip6, 0, ad->dscp << 2);
 		ip6->nexthdr = IPPROTO_UDP;
 		ip6->hop_limit = 64;
 		ip6->payload_len = htons(sizeof(*uh) + len);
@@ -253,108 +269,151 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 	skb->pkt_type = ad->pkt_type;
 	/* As from UDP's softirq: the socket and its timer take bh locks. */
 	local_bh_disable();
-	smartt_encap_rcv(usk->sk, skb);
+	if (ad->crp)
+		smartt_crp_encap_rcv(usk->sk, skb);
+	else
+		smartt_encap_rcv(usk->sk, skb);
 	tin_snap(after);
 	local_bh_enable();
 }
 
-static struct smartt_hdr *tin_hdr(struct tin_ctx *c)
+/* The fields of a crafted DATA packet (host order). */
+struct tin_data {
+	u32 psn;
+	s16 clear;
+	u16 spdcid;
+	u16 dpdcid;		/* with SYN: the PSN offset */
+	u8 flags;		/* PDS flags */
+	u8 sflags;		/* SES flags (SOM, EOM) */
+	u16 msg_id;
+	u32 job;
+	u16 pid;
+	u32 initiator;
+	u32 len;		/* request_length */
+	u32 off;		/* SOM clear: message offset */
+	u32 plen;		/* SOM clear: payload_length */
+};
+
+/*
+ * A one-packet message of @paylen bytes to @pid from transport port
+ * @initiator, from a new sender PDC (SYN, start PSN = PSN).
+ */
+static void tin_data_init(struct tin_ctx *c, struct tin_data *d, u32 paylen,
+			  u32 initiator, u16 pid)
 {
-	return (struct smartt_hdr *)c->buf;
+	memset(d, 0, sizeof(*d));
+	d->psn = c->psn++;
+	d->spdcid = c->pdc++;
+	d->flags = SMARTT_PDS_REQ_F_SYN;
+	d->sflags = SMARTT_SES_F_SOM | SMARTT_SES_F_EOM;
+	d->pid = pid;
+	d->initiator = initiator;
+	d->len = paylen;
+	d->plen = paylen;
+}
+
+/* Append the trailer to the @len bytes in c->buf; the new length. */
+static unsigned int tin_crc(struct tin_ctx *c, unsigned int len)
+{
+	__be32 crc = cpu_to_be32(smartt_crc(c->buf, len));
+
+	memcpy(c->buf + len, &crc, sizeof(crc));
+	return len + SMARTT_CRC_LEN;
 }
 
 /*
- * A valid header of @type with @words header words (whatever the type
- * needs) and @paylen payload bytes, from source port @sport to @dport.
+ * The headers of @d, @paylen payload bytes (0xa5 unless already written)
+ * and, if @crc, the trailer, in c->buf.  Return: the length.
  */
-static void tin_build(struct tin_ctx *c, u8 type, u8 words, u32 paylen, u16 sport,
-		      u16 dport)
+static unsigned int tin_build_data(struct tin_ctx *c, const struct tin_data *d,
+				   u32 paylen, bool crc)
 {
-	struct smartt_hdr *h = tin_hdr(c);
-	struct smartt_xhdr *x = (struct smartt_xhdr *)(h + 1);
-	u64 psn = c->psn++;
+	struct smartt_data_hdr *h = (struct smartt_data_hdr *)c->buf;
 
-	memset(c->buf, 0, sizeof(c->buf));
-	h->magic = htons(SMARTT_MAGIC);
-	h->version = SMARTT_WIRE_VERSION;
-	h->type = type;
-	h->hdr_words = words;
-	h->psn = cpu_to_be64(psn);
-	h->payload_len = htons(paylen);
-	x->sport = htons(sport);
-	x->dport = htons(dport);
-	x->epoch = htonl(0x5eed);
-	if (type == SMARTT_PKT_DATA) {
-		struct smartt_data_ext *dx = (struct smartt_data_ext *)x;
-
-		dx->msg_id = cpu_to_be64(psn);
-		dx->msg_len = cpu_to_be64(paylen);
-		dx->seg_size = htonl(SMARTT_SEG_MAX);
-		dx->snd_una = cpu_to_be64(psn);
-	} else if (type == SMARTT_PKT_PROBE) {
-		struct smartt_probe_ext *px = (struct smartt_probe_ext *)x;
-
-		px->snd_una = cpu_to_be64(psn);
-	} else if (type == SMARTT_PKT_CTRL) {
-		struct smartt_ctrl_ext *cx = (struct smartt_ctrl_ext *)x;
-
-		cx->code = htonl(SMARTT_ERR_EXPIRED);
-	} else if (type >= SMARTT_PKT_CRP_REQ && type <= SMARTT_PKT_CRP_RETRY) {
-		struct smartt_crp_ext *rx = (struct smartt_crp_ext *)x;
-
-		rx->msg_id = cpu_to_be64(psn);
-		rx->seg_len = htonl(4096);
-		rx->req_bytes = htonl(4500);
-		if (type == SMARTT_PKT_CRP_GRANT)
-			rx->crp_flags = htons(SMARTT_CRP_DEST_DONE);
-		else if (type == SMARTT_PKT_CRP_RETRY)
-			rx->crp_flags = htons(SMARTT_CRP_DEST_DONE | SMARTT_CRP_NO_SLOT);
+	memset(h, 0, sizeof(*h));
+	h->pds.prologue = smartt_pds_prologue(SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_STD,
+					      d->flags);
+	h->pds.clear_psn_offset = htons((u16)d->clear);
+	h->pds.psn = htonl(d->psn);
+	h->pds.spdcid = htons(d->spdcid);
+	h->pds.dpdcid = htons(d->dpdcid);
+	h->ses.opcode = SMARTT_SES_OPCODE_SEND;
+	h->ses.ver_flags = d->sflags;
+	h->ses.msg_id = htons(d->msg_id);
+	h->ses.ri_gen_job = htonl(d->job);
+	h->ses.pid_on_fep = htons(d->pid);
+	h->ses.initiator = htonl(d->initiator);
+	if (!(d->sflags & SMARTT_SES_F_SOM)) {
+		h->ses.hdata_hi = htonl(d->plen);
+		h->ses.hdata_lo = htonl(d->off);
 	}
+	h->ses.request_length = htonl(d->len);
+	return crc ? tin_crc(c, SMARTT_DATA_HLEN + paylen) : SMARTT_DATA_HLEN + paylen;
 }
 
-/* The header a type needs, 0 for a type the format does not have. */
-static unsigned int tin_need(u8 type)
+/*
+ * A control packet of @type, next header (CTRL type) @nh, @len bytes of
+ * headers (zeros past SPDCID/DPDCID) and its trailer.  Return: the length.
+ */
+static unsigned int tin_build_ctl(struct tin_ctx *c, u8 type, u8 nh, u8 flags,
+				  u16 spdcid, u16 dpdcid, unsigned int len)
+{
+	struct smartt_pds_ack *a = (struct smartt_pds_ack *)c->buf;
+
+	memset(c->buf, 0, len);
+	a->prologue = smartt_pds_prologue(type, nh, flags);
+	a->spdcid = htons(spdcid);
+	a->dpdcid = htons(dpdcid);
+	if (type == SMARTT_PDS_ACK) {
+		struct smartt_err_hdr *e = (struct smartt_err_hdr *)c->buf;
+
+		e->rsp.list_opcode = SMARTT_SES_RSP_RESPONSE;
+		e->rsp.ver_rc = SMARTT_SES_RC_BAD_PID;
+	} else if (type == SMARTT_PDS_NACK) {
+		((struct smartt_pds_nack *)c->buf)->nack_code = SMARTT_NACK_TRIMMED;
+	}
+	return tin_crc(c, len);
+}
+
+/* The headers of a PDS type and next header smartt takes, 0 for others. */
+static unsigned int tin_need(u8 type, u8 nh)
 {
 	switch (type) {
-	case SMARTT_PKT_DATA:
-		return SMARTT_DATA_HLEN;
-	case SMARTT_PKT_ACK:
-	case SMARTT_PKT_NACK:
-	case SMARTT_PKT_PROBE_ACK:
-		return SMARTT_ACK_HLEN;
-	case SMARTT_PKT_PROBE:
-		return SMARTT_PROBE_HLEN;
-	case SMARTT_PKT_CTRL:
-		return SMARTT_CTRL_HLEN;
-	case SMARTT_PKT_CRP_REQ:
-	case SMARTT_PKT_CRP_GRANT:
-	case SMARTT_PKT_CRP_RETRY:
-		return SMARTT_CRP_HLEN;
+	case SMARTT_PDS_RUD_REQ:
+		return nh == SMARTT_PDS_NH_REQ_STD ? SMARTT_DATA_HLEN : 0;
+	case SMARTT_PDS_ACK_CC:
+		return nh == SMARTT_PDS_NH_NONE ? SMARTT_ACK_LEN : 0;
+	case SMARTT_PDS_ACK:
+		return nh == SMARTT_PDS_NH_RSP ? SMARTT_ERR_LEN : 0;
+	case SMARTT_PDS_NACK:
+		return nh == SMARTT_PDS_NH_NONE ? SMARTT_NACK_LEN : 0;
+	case SMARTT_PDS_CTRL:
+		return nh == SMARTT_PDS_CTL_PROBE ? SMARTT_CTRL_LEN : 0;
 	}
 	return 0;
 }
 
-/*
- * What the socket counts for a well-formed packet of @type from a source
- * port it never heard of (DATA and PROBE make a peer, a CRP request is
- * answered without one, the others need one).
- */
-static enum smartt_stat tin_accepted(u8 type)
+/* The CRP header (on crp_udp_port) of @type, valid, from transport port @sport. */
+static void tin_build_crp(struct tin_ctx *c, u8 type, u16 sport, u16 dport)
 {
-	switch (type) {
-	case SMARTT_PKT_DATA:
-		return SMARTT_STAT_RX_DATA;
-	case SMARTT_PKT_PROBE:
-		return SMARTT_STAT_RX_PROBES;
-	case SMARTT_PKT_CRP_REQ:
-		return SMARTT_STAT_CRP_RX_REQ;
-	}
-	return SMARTT_STAT_DROP_NO_PEER;
-}
+	struct smartt_hdr *h = (struct smartt_hdr *)c->buf;
+	struct smartt_crp_ext *x = (struct smartt_crp_ext *)(h + 1);
 
-static bool tin_is_crp(u8 type)
-{
-	return type >= SMARTT_PKT_CRP_REQ && type <= SMARTT_PKT_CRP_RETRY;
+	memset(c->buf, 0, SMARTT_CRP_HLEN);
+	h->magic = htons(SMARTT_MAGIC);
+	h->version = SMARTT_WIRE_VERSION;
+	h->type = type;
+	h->hdr_words = SMARTT_CRP_HLEN / 8;
+	x->sport = htons(sport);
+	x->dport = htons(dport);
+	x->epoch = htonl(0x5eed);
+	x->msg_id = cpu_to_be64(c->psn++);
+	x->seg_len = htonl(4096);
+	x->req_bytes = htonl(4500);
+	if (type == SMARTT_PKT_CRP_GRANT)
+		x->crp_flags = htons(SMARTT_CRP_DEST_DONE);
+	else if (type == SMARTT_PKT_CRP_RETRY)
+		x->crp_flags = htons(SMARTT_CRP_DEST_DONE | SMARTT_CRP_NO_SLOT);
 }
 
 /*
@@ -395,69 +454,97 @@ static unsigned int tin_drain(struct socket *sock, u8 *buf, size_t size, int *la
 }
 
 /*
- * Every type, every header length in words from 0 to 2 past the type's
- * extension, every packet length from empty to 24 bytes past the header:
- * the parser's verdict is the first of short, unknown type, header words
- * too few, header longer than the packet, a CRP packet with bytes after
- * its headers, or else the socket's.
+ * Every PDS type (those smartt takes, others, and its types with another
+ * next header), every packet length from empty to 24 bytes past the
+ * type's headers and trailer, a right trailer wherever it fits: the
+ * parser's verdict is the first of short, unknown type, shorter than the
+ * headers and trailer, or else the socket's (DATA: a one-packet message,
+ * delivered) or the DPDCID lookup's (no such PDC here).
  */
 static void tin_header_bounds(struct kunit *test, bool v4)
 {
-	static const u8 types[] = { 0, SMARTT_PKT_DATA, SMARTT_PKT_ACK, SMARTT_PKT_NACK,
-				    SMARTT_PKT_PROBE, SMARTT_PKT_PROBE_ACK, SMARTT_PKT_CTRL,
-				    SMARTT_PKT_CRP_REQ, SMARTT_PKT_CRP_GRANT,
-				    SMARTT_PKT_CRP_RETRY, SMARTT_PKT_MAX, 255 };
+	static const u8 kinds[][2] = {
+		{ 0, 0 },
+		{ SMARTT_PDS_TSS, 0 },
+		{ SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_STD },
+		{ SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_SMALL },
+		{ SMARTT_PDS_ROD_REQ, SMARTT_PDS_NH_REQ_STD },
+		{ SMARTT_PDS_UUD_REQ, SMARTT_PDS_NH_REQ_STD },
+		{ SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP },
+		{ SMARTT_PDS_ACK, SMARTT_PDS_NH_NONE },
+		{ SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE },
+		{ SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_RSP },
+		{ SMARTT_PDS_ACK_CCX, SMARTT_PDS_NH_NONE },
+		{ SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE },
+		{ SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE },
+		{ SMARTT_PDS_CTRL, SMARTT_PDS_CTL_ACK_REQ },
+		{ SMARTT_PDS_NACK_CCX, SMARTT_PDS_NH_NONE },
+		{ SMARTT_PDS_RUD_CC_REQ, SMARTT_PDS_NH_REQ_STD },
+		{ 31, 15 },
+	};
 	struct tin_ctx *c = test->priv;
 	struct tin_addr ad = { .v4 = v4, .pkt_type = PACKET_HOST };
 	u16 dport = v4 ? TIN_PORT4 : TIN_PORT6;
 	struct socket *sock = v4 ? c->s4 : c->s6;
-	unsigned int t, words, len, max_words, hlen, need;
 	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
-	unsigned int delivered = 0, expected = 0;
+	unsigned int k, len, need, delivered = 0, expected = 0;
 	int last = -1;
 
 	KUNIT_ASSERT_NOT_NULL(test, rbuf);
-	for (t = 0; t < ARRAY_SIZE(types); t++) {
-		u8 type = types[t];
+	for (k = 0; k < ARRAY_SIZE(kinds); k++) {
+		u8 type = kinds[k][0], nh = kinds[k][1];
+		unsigned int full = SMARTT_DATA_HLEN + SMARTT_CRC_LEN;
 
-		need = tin_need(type);
-		max_words = (need ? need : SMARTT_HDR_LEN) / 8 + 2;
-		for (words = 0; words <= max_words; words++) {
-			hlen = words * 8;
-			for (len = 0; len <= max(hlen, need) + 24 && len <= TIN_BUF; len++) {
-				u32 paylen = len > hlen ? len - hlen : 0;
-				enum smartt_stat want;
-				struct tin_snap before, after;
-				bool bad = true;
-				char what[64];
+		need = tin_need(type, nh);
+		for (len = 0; len <= max(need + SMARTT_CRC_LEN, full) + 24 && len <= TIN_BUF;
+		     len++) {
+			struct tin_snap before, after;
+			enum smartt_stat want;
+			bool bad = true;
+			char what[64];
 
-				/* A source port of its own per type: no peer. */
-				tin_build(c, type, words, paylen, 1000 + type, dport);
-				if (len < SMARTT_HDR_LEN) {
-					want = SMARTT_STAT_DROP_SHORT;
-				} else if (!need) {
-					want = SMARTT_STAT_DROP_TYPE;
-				} else if (hlen < need) {
-					want = SMARTT_STAT_DROP_HLEN;
-				} else if (len < hlen) {
-					want = SMARTT_STAT_DROP_SHORT;
-				} else if (tin_is_crp(type) && len > hlen) {
-					/* CRP packets carry no payload */
-					want = SMARTT_STAT_DROP_LEN;
-				} else {
-					want = tin_accepted(type);
-					bad = false;
-				}
-				snprintf(what, sizeof(what), "v%d type %u words %u len %u",
-					 v4 ? 4 : 6, type, words, len);
-				tin_snap(&before);
-				tin_rcv(test, &ad, len, &after);
-				tin_expect(test, &before, &after, want, bad, what);
-				if (want == SMARTT_STAT_RX_DATA) {
-					expected++;
-					delivered += tin_drain(sock, rbuf, TIN_BUF, &last);
-					KUNIT_EXPECT_EQ_MSG(test, last, (int)paylen, "%s", what);
-				}
+			if (type == SMARTT_PDS_RUD_REQ && nh == SMARTT_PDS_NH_REQ_STD) {
+				struct tin_data d;
+				u32 pay = len > full ? len - full : 0;
+
+				/* a transport port of its own per kind: a new peer */
+				tin_data_init(c, &d, pay, 1000 + k, dport);
+				tin_build_data(c, &d, pay, false);
+			} else {
+				/* a DPDCID no PDC of this host holds: PDC ids are random */
+				tin_build_ctl(c, type, nh, 0, 1, 0, max_t(unsigned int, len, 16));
+				memset(c->buf + 10, 0, 2);
+			}
+			if (len >= SMARTT_CRC_LEN)
+				tin_crc(c, len - SMARTT_CRC_LEN);
+			if (len < 2) {
+				want = SMARTT_STAT_DROP_SHORT;
+			} else if (!need) {
+				want = SMARTT_STAT_DROP_TYPE;
+			} else if (len < need + SMARTT_CRC_LEN) {
+				want = SMARTT_STAT_DROP_SHORT;
+			} else if (need == SMARTT_DATA_HLEN) {
+				want = SMARTT_STAT_RX_DATA;
+				bad = false;
+			} else if (type == SMARTT_PDS_ACK_CC || type == SMARTT_PDS_NACK ||
+				   type == SMARTT_PDS_CTRL) {
+				/* the stateless checks pass; DPDCID 0 is no PDC */
+				want = SMARTT_STAT_DROP_DPDCID;
+				bad = false;
+			} else {
+				/* an error: response opcode 0 with the zeroed SES */
+				want = SMARTT_STAT_DROP_DPDCID;
+				bad = false;
+			}
+			snprintf(what, sizeof(what), "v%d type %u nh %u len %u",
+				 v4 ? 4 : 6, type, nh, len);
+			tin_snap(&before);
+			tin_rcv(test, &ad, len, &after);
+			tin_expect(test, &before, &after, want, bad, what);
+			if (want == SMARTT_STAT_RX_DATA) {
+				expected++;
+				delivered += tin_drain(sock, rbuf, TIN_BUF, &last);
+				KUNIT_EXPECT_EQ_MSG(test, last, (int)(len - full), "%s", what);
 			}
 		}
 	}
@@ -475,67 +562,312 @@ static void tin_header_bounds_v4(struct kunit *test)
 	tin_header_bounds(test, true);
 }
 
-/* DATA fields at their bounds, one at a time. */
+/* A bad trailer, of DATA and of ACK_CC: dropped as rx_bad_crc, malformed. */
+static void tin_bad_crc(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_snap before, after;
+	unsigned int len, bit;
+	struct tin_data d;
+
+	for (bit = 0; bit < 32; bit += 7) {
+		tin_data_init(c, &d, TIN_PAY, 1100, TIN_PORT6);
+		memset(c->buf + SMARTT_DATA_HLEN, 0xa5, TIN_PAY);
+		len = tin_build_data(c, &d, TIN_PAY, true);
+		c->buf[len - 1 - bit / 8] ^= 1 << (bit % 8);
+		tin_snap(&before);
+		tin_rcv(test, &ad, len, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "DATA trailer");
+	}
+	tin_data_init(c, &d, TIN_PAY, 1100, TIN_PORT6);
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	c->buf[SMARTT_DATA_HLEN] ^= 0x10;	/* the payload, not the trailer */
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "DATA payload");
+	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 1, 1, SMARTT_ACK_LEN);
+	c->buf[3] ^= 1;
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "ACK_CC");
+}
+
+/*
+ * Trimmed DATA (the DSCP says so): no trailer, headers only, answered with
+ * a NACK whatever the DSCP's kind; cut inside the headers: short.  An
+ * untrimmed DSCP on the same bytes: the trailer is wrong.
+ */
+static void tin_trimmed(struct kunit *test)
+{
+	static const u8 marks[] = { SMARTT_DSCP_TRIMMED, SMARTT_DSCP_TRIMMED_LASTHOP,
+				    SMARTT_DSCP_CRP_SPEC_DROPPED };
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_snap before, after;
+	struct tin_data d;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
+		ad.dscp = marks[i];
+		tin_data_init(c, &d, 4 * TIN_PAY, 1200 + i, TIN_PORT6);
+		tin_build_data(c, &d, 0, false);
+		tin_snap(&before);
+		tin_rcv(test, &ad, SMARTT_DATA_HLEN, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_RX_TRIMMED, false, "trimmed");
+		tin_build_data(c, &d, 0, false);
+		tin_snap(&before);
+		tin_rcv(test, &ad, SMARTT_DATA_HLEN - 1, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_DROP_SHORT, true, "trimmed short");
+	}
+	ad.dscp = SMARTT_DSCP_TRIMMABLE;
+	tin_data_init(c, &d, 4 * TIN_PAY, 1203, TIN_PORT6);
+	tin_build_data(c, &d, TIN_PAY, false);
+	tin_snap(&before);
+	tin_rcv(test, &ad, SMARTT_DATA_HLEN + TIN_PAY, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "not trimmed");
+}
+
+/* The sender's PDC id of the s6 socket towards the crafted peer, port @port. */
+static u16 tin_tx_pdcid(struct kunit *test, u16 port)
+{
+	struct tin_ctx *c = test->priv;
+	struct sockaddr_in6 to = {
+		.sin6_family = AF_INET6,
+		.sin6_port = htons(port),
+		.sin6_addr = tin_peer6,
+	};
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+	struct kvec iov = { .iov_base = c->buf, .iov_len = 100 };
+	union smartt_addr a = { .v6 = tin_peer6 };
+	struct sock *sk = c->s6->sk;
+	struct smartt_peer *p;
+	u16 id = 0;
+
+	/* Its answers would go out lo and never come back (no forwarding). */
+	memset(c->buf, 0, sizeof(c->buf));
+	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->s6, &msg, &iov, 1, 100), 100);
+	lock_sock(sk);
+	p = smartt_peer_lookup(sk, AF_INET6, &a, port);
+	if (p)
+		id = p->tx_lpdcid;
+	release_sock(sk);
+	KUNIT_ASSERT_NE(test, id, 0);
+	return id;
+}
+
+/*
+ * ACK_CC, NACK and errors find their PDC by DPDCID: an unknown one, one
+ * from another source address, a PROBE to a sender's id, an ACK naming a
+ * PSN never sent; the first ACK teaches the peer's id, then another SPDCID
+ * is dropped.
+ */
+static void tin_pdc_checks(struct kunit *test)
+{
+	static const struct in6_addr other6 = {
+		.s6_addr = { 0x20, 0x01, 0x00, 0x02, [15] = 9 } };
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_addr elsewhere = { .pkt_type = PACKET_HOST, .saddr6 = &other6 };
+	struct smartt_pds_ack_cc *a = (struct smartt_pds_ack_cc *)c->buf;
+	struct tin_snap before, after;
+	unsigned int len;
+	u16 id = tin_tx_pdcid(test, 2999);
+
+	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id ^ 0x8000,
+			    SMARTT_ACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_DPDCID, false, "unknown DPDCID");
+
+	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id,
+			    SMARTT_ACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &elsewhere, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_SRC, false, "another source");
+
+	len = tin_build_ctl(c, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, 0, 0x77, id,
+			    SMARTT_CTRL_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_DPDCID, false, "PROBE to a sender");
+
+	/* CACK_PSN 5: PSNs up to 5 acknowledged, only PSN 0 was sent */
+	tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id, SMARTT_ACK_LEN);
+	a->ack.cack_psn = htonl(5);
+	len = tin_crc(c, SMARTT_ACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_ACK_UNSENT, true, "unsent PSN");
+
+	/* CACK_PSN 0, ACK_PSN 0: acknowledges the message, teaches SPDCID 0x77 */
+	tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id, SMARTT_ACK_LEN);
+	len = tin_crc(c, SMARTT_ACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "first ACK");
+
+	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x78, id,
+			    SMARTT_ACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_SPDCID, true, "another SPDCID");
+
+	len = tin_build_ctl(c, SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, 0, 0x78, id,
+			    SMARTT_NACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_SPDCID, true, "NACK, another SPDCID");
+}
+
+/*
+ * Another job's DATA is dropped; PSNs and message ids out of the window of
+ * an established receive state are dropped; a PDC's packet without SYN to
+ * another DPDCID is dropped.
+ */
+static void tin_windows(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_snap before, after;
+	struct tin_data d, base;
+	unsigned int len;
+
+	tin_data_init(c, &d, TIN_PAY, 1300, TIN_PORT6);
+	d.job = 5;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_JOB, false, "another job");
+
+	/* a receive state at PSN 1000, message 10 */
+	tin_data_init(c, &base, TIN_PAY, 1301, TIN_PORT6);
+	base.psn = 1000;
+	base.msg_id = 10;
+	len = tin_build_data(c, &base, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "established");
+
+	d = base;
+	d.psn = 1001 + SMARTT_WIN;
+	d.msg_id = 11;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_WINDOW, false, "PSN ahead");
+
+	d = base;
+	d.psn = 1000 - SMARTT_WIN - 2;
+	d.msg_id = 9;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_WINDOW, false, "PSN behind");
+
+	d = base;
+	d.psn = 0x80000000U + 1000;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_WINDOW, false, "PSN 2^31 away");
+
+	d = base;
+	d.psn = 1001;
+	d.msg_id = 10 + SMARTT_WIN + 1;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_MSG_ID, true, "message id ahead");
+
+	d = base;
+	d.psn = 1002;
+	d.msg_id = 10 - SMARTT_SES_MSG_MAX_MSGS - 1;
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_MSG_ID, true, "message id behind");
+
+	d = base;
+	d.psn = 1003;
+	d.msg_id = 11;
+	d.flags = 0;
+	d.dpdcid = 0x4321;	/* not the receiver's id (random: not this one) */
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_DPDCID, true, "another DPDCID");
+}
+
+/* DATA fields at their bounds, one at a time (a packet of TIN_PAY bytes). */
 struct tin_data_case {
 	const char *name;
-	u16 flags;
-	u32 pay;		/* payload bytes in the packet, TIN_PAY if 0 */
-	bool zero_epoch;
-	u64 msg_len;
-	u64 offset;
-	u32 seg_size;
-	u32 payload_len;	/* the header's field; the packet has 100 bytes */
-	bool una_above_psn;
+	u32 len;		/* request_length */
+	u32 off;		/* the offset (0: SOM) */
+	u32 plen;		/* payload_length without SOM */
+	u8 sflags;		/* SES flags */
+	u8 flags;		/* PDS flags */
+	s16 clear;
+	u8 opcode;
+	bool zero_spdcid;
+	u32 initiator;		/* 0: a port of the case's own */
 	enum smartt_stat want;
 	bool malformed;
 };
 
-#define TIN_PAY 100
+#define TIN_SOM (SMARTT_SES_F_SOM | SMARTT_SES_F_EOM)
+#define TIN_OP SMARTT_SES_OPCODE_SEND
+#define TIN_SYN SMARTT_PDS_REQ_F_SYN
+#define TIN_ZERO BIT(31)	/* tin_data_case.initiator: port 0 */
 
 static const struct tin_data_case tin_data_cases[] = {
-	{ "valid", 0, 0, false, TIN_PAY, 0, 4096, TIN_PAY, false,
+	{ "valid", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, 0,
 	  SMARTT_STAT_RX_DATA, false },
-	{ "epoch zero", 0, 0, true, TIN_PAY, 0, 4096, TIN_PAY, false,
-	  SMARTT_STAT_DROP_EPOCH, true },
-	{ "payload_len above the payload", 0, 0, false, TIN_PAY, 0, 4096, TIN_PAY + 1,
-	  false, SMARTT_STAT_DROP_LEN, true },
-	{ "payload_len below the payload", 0, 0, false, TIN_PAY, 0, 4096, TIN_PAY - 1,
-	  false, SMARTT_STAT_DROP_LEN, true },
-	{ "trimmed, payload_len above", SMARTT_F_TRIMMED, 0, false, 4 * TIN_PAY, 0, 4096,
-	  4 * TIN_PAY, false, SMARTT_STAT_RX_TRIMMED, false },
-	{ "trimmed, payload_len below", SMARTT_F_TRIMMED, 0, false, TIN_PAY - 1, 0, 4096,
-	  TIN_PAY - 1, false, SMARTT_STAT_DROP_LEN, true },
-	{ "seg_size one below the minimum", 0, 0, false, TIN_PAY, 0, SMARTT_SEG_MIN - 1,
-	  TIN_PAY, false, SMARTT_STAT_DROP_LEN, true },
-	{ "seg_size the minimum", 0, SMARTT_SEG_MIN, false, SMARTT_SEG_MIN, 0,
-	  SMARTT_SEG_MIN, SMARTT_SEG_MIN, false, SMARTT_STAT_RX_DATA, false },
-	{ "seg_size the maximum", 0, 0, false, TIN_PAY, 0, SMARTT_SEG_MAX, TIN_PAY, false,
-	  SMARTT_STAT_RX_DATA, false },
-	{ "seg_size one above the maximum", 0, 0, false, TIN_PAY, 0, SMARTT_SEG_MAX + 1,
-	  TIN_PAY, false, SMARTT_STAT_DROP_LEN, true },
-	{ "msg_len one above the limit", 0, 0, false, (u64)SMARTT_MSG_MAX_LIMIT + 1, 0,
-	  4096, TIN_PAY, false, SMARTT_STAT_DROP_LEN, true },
-	{ "msg_len at the limit, above the socket's", 0, SMARTT_SEG_MIN, false,
-	  SMARTT_MSG_MAX_LIMIT, 0, SMARTT_SEG_MIN, SMARTT_SEG_MIN, false,
-	  SMARTT_STAT_ERR_MSGSIZE, false },
-	{ "msg_len 2^64-1", 0, 0, false, U64_MAX, 0, 4096, TIN_PAY, false,
-	  SMARTT_STAT_DROP_LEN, true },
-	{ "offset at msg_len", 0, 0, false, 4096, 4096, 4096, TIN_PAY, false,
-	  SMARTT_STAT_DROP_OFFSET, true },
-	{ "offset 2^63", 0, 0, false, 4096, 1ULL << 63, 4096, TIN_PAY, false,
-	  SMARTT_STAT_DROP_OFFSET, true },
-	{ "offset not a multiple of seg_size", 0, 0, false, 8192, 4095, 4096, TIN_PAY,
-	  false, SMARTT_STAT_DROP_OFFSET, true },
-	{ "offset in an empty message", 0, 0, false, 0, 4096, 4096, TIN_PAY, false,
-	  SMARTT_STAT_DROP_OFFSET, true },
-	{ "last segment shorter than payload_len says", 0, 0, false, 4096 + TIN_PAY - 1,
-	  4096, 4096, TIN_PAY, false, SMARTT_STAT_DROP_LEN, true },
-	{ "last segment, exact", 0, 0, false, 4096 + TIN_PAY, 4096, 4096, TIN_PAY, false,
-	  SMARTT_STAT_RX_DATA, false },
-	{ "inner segment shorter than seg_size", 0, 0, false, 8192, 0, 4096, TIN_PAY,
-	  false, SMARTT_STAT_DROP_LEN, true },
-	{ "snd_una above the PSN", 0, 0, false, TIN_PAY, 0, 4096, TIN_PAY, true,
+	{ "SPDCID zero", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, true, 0,
+	  SMARTT_STAT_DROP_FIELD, true },
+	{ "opcode WRITE", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, 1, false, 0,
+	  SMARTT_STAT_DROP_FIELD, true },
+	{ "SES version 1", TIN_PAY, 0, 0, TIN_SOM | 0x40, TIN_SYN, 0, TIN_OP, false, 0,
+	  SMARTT_STAT_DROP_FIELD, true },
+	{ "a reserved PDS flag", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN | 0x40, 0, TIN_OP, false,
+	  0, SMARTT_STAT_DROP_FIELD, true },
+	{ "initiator 0", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, TIN_ZERO,
+	  SMARTT_STAT_DROP_FIELD, true },
+	{ "initiator 4096", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, 4096,
+	  SMARTT_STAT_DROP_FIELD, true },
+	{ "CLEAR_PSN above the PSN", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 1, TIN_OP, false, 0,
 	  SMARTT_STAT_DROP_WINDOW, true },
+	{ "CLEAR_PSN a window below", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, -SMARTT_WIN, TIN_OP,
+	  false, 0, SMARTT_STAT_DROP_WINDOW, true },
+	{ "CLEAR_PSN a window minus one below", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN,
+	  -(SMARTT_WIN - 1), TIN_OP, false, 0, SMARTT_STAT_RX_DATA, false },
+	{ "request_length above the limit", SMARTT_MSG_MAX_LIMIT + 1, 0, 0,
+	  SMARTT_SES_F_SOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "request_length at the limit, above the socket's", SMARTT_MSG_MAX_LIMIT, 0, 0,
+	  SMARTT_SES_F_SOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_ERR_MSGSIZE, false },
+	{ "SOM and EOM, shorter than the packet", TIN_PAY - 1, 0, 0, TIN_SOM, TIN_SYN, 0,
+	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "SOM and EOM, longer than the packet", TIN_PAY + 1, 0, 0, TIN_SOM, TIN_SYN, 0,
+	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "SOM, not EOM, a segment below the minimum", 1000, 0, 0, SMARTT_SES_F_SOM,
+	  TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_RX_DATA, false },
+	{ "offset at request_length", 4096, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, 0,
+	  TIN_OP, false, 0, SMARTT_STAT_DROP_OFFSET, true },
+	{ "no SOM at offset 0", 4096, 0, TIN_PAY, 0, TIN_SYN, 0, TIN_OP, false, 0,
+	  SMARTT_STAT_DROP_OFFSET, true },
+	{ "payload_length above the payload", 8192, 4096, TIN_PAY + 1, 0, TIN_SYN, 0,
+	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "payload_length below the payload", 8192, 4096, TIN_PAY - 1, 0, TIN_SYN, 0,
+	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "last packet, first of its message: no state", 4096 + TIN_PAY, 4096, TIN_PAY,
+	  SMARTT_SES_F_EOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_SEG_UNKNOWN,
+	  false },
+	{ "EOM but bytes left", 8192, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, 0, TIN_OP,
+	  false, 0, SMARTT_STAT_DROP_LEN, true },
+	{ "inner packet, offset not a multiple of its size", 8192, 150, TIN_PAY, 0,
+	  TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_OFFSET, true },
+	{ "inner packet, sized right", 8192, 200, TIN_PAY, 0, TIN_SYN, 0, TIN_OP, false, 0,
+	  SMARTT_STAT_RX_DATA, false },
 };
 
 static void tin_data_fields(struct kunit *test)
@@ -543,39 +875,41 @@ static void tin_data_fields(struct kunit *test)
 	struct tin_ctx *c = test->priv;
 	struct tin_addr ad = { .pkt_type = PACKET_HOST };
 	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
-	unsigned int i;
+	unsigned int i, len;
 	int last;
 
 	KUNIT_ASSERT_NOT_NULL(test, rbuf);
 	for (i = 0; i < ARRAY_SIZE(tin_data_cases); i++) {
 		const struct tin_data_case *k = &tin_data_cases[i];
-		struct smartt_hdr *h = tin_hdr(c);
-		struct smartt_data_ext *dx = (struct smartt_data_ext *)(h + 1);
-		u32 pay = k->pay ? k->pay : TIN_PAY;
+		struct smartt_data_hdr *h = (struct smartt_data_hdr *)c->buf;
 		struct tin_snap before, after;
+		struct tin_data d;
 
-		/* A peer of its own per case: each starts a fresh epoch. */
-		tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, pay, 2000 + i,
-			  TIN_PORT6);
-		h->flags = htons(k->flags);
-		h->payload_len = htons(k->payload_len);
-		if (k->zero_epoch)
-			dx->x.epoch = 0;
-		dx->msg_len = cpu_to_be64(k->msg_len);
-		dx->offset = cpu_to_be64(k->offset);
-		dx->seg_size = htonl(k->seg_size);
-		if (k->una_above_psn)
-			dx->snd_una = cpu_to_be64(be64_to_cpu(h->psn) + 1);
-		memset(c->buf + SMARTT_DATA_HLEN, 0xa5, pay);
+		/* A peer and a sender PDC of its own per case. */
+		tin_data_init(c, &d, TIN_PAY, 2000 + i, TIN_PORT6);
+		d.len = k->len;
+		d.off = k->off;
+		d.plen = k->plen;
+		d.sflags = k->sflags;
+		d.flags = k->flags;
+		d.clear = k->clear;
+		if (k->zero_spdcid)
+			d.spdcid = 0;
+		if (k->initiator)
+			d.initiator = k->initiator == TIN_ZERO ? 0 : k->initiator;
+		memset(c->buf + SMARTT_DATA_HLEN, 0xa5, TIN_PAY);
+		tin_build_data(c, &d, TIN_PAY, false);
+		h->ses.opcode = k->opcode;
+		len = tin_crc(c, SMARTT_DATA_HLEN + TIN_PAY);
 		tin_snap(&before);
-		tin_rcv(test, &ad, SMARTT_DATA_HLEN + pay, &after);
+		tin_rcv(test, &ad, len, &after);
 		tin_expect(test, &before, &after, k->want, k->malformed, k->name);
 		last = -1;
 		tin_drain(c->s6, rbuf, TIN_BUF, &last);
-		/* A single-segment message is delivered; a first segment is not. */
+		/* A one-packet message is delivered; a first packet is not. */
 		KUNIT_EXPECT_EQ_MSG(test, last,
-				    k->want == SMARTT_STAT_RX_DATA && k->msg_len == pay ?
-				    (int)pay : -1, "%s", k->name);
+				    k->want == SMARTT_STAT_RX_DATA && k->len == TIN_PAY ?
+				    TIN_PAY : -1, "%s", k->name);
 	}
 }
 
@@ -583,7 +917,7 @@ static void tin_data_fields(struct kunit *test)
 struct tin_crp_case {
 	const char *name;
 	u8 type;
-	int flags;		/* crp_flags, -1: as tin_build() made them */
+	int flags;		/* crp_flags, -1: as tin_build_crp() made them */
 	bool zero_epoch;
 	bool zero_seg_len;
 	bool zero_req_bytes;
@@ -605,7 +939,7 @@ static const struct tin_crp_case tin_crp_cases[] = {
 	{ "request decided DEST_FULL: reflected", SMARTT_PKT_CRP_REQ,
 	  TIN_DONE | SMARTT_CRP_DEST_FULL, false, false, false, 0, SMARTT_STAT_CRP_RX_REQ,
 	  false },
-	{ "request, epoch zero", SMARTT_PKT_CRP_REQ, -1, true, false, false, 0,
+	{ "request, PDC id zero", SMARTT_PKT_CRP_REQ, -1, true, false, false, 0,
 	  SMARTT_STAT_DROP_EPOCH, true },
 	{ "request, seg_len zero", SMARTT_PKT_CRP_REQ, -1, false, true, false, 0,
 	  SMARTT_STAT_CRP_DROP_BAD, true },
@@ -630,7 +964,7 @@ static const struct tin_crp_case tin_crp_cases[] = {
 	  false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
 	{ "grant, CONVERTED", SMARTT_PKT_CRP_GRANT, TIN_DONE | SMARTT_CRP_CONVERTED, false,
 	  false, false, 0, SMARTT_STAT_CRP_DROP_BAD, true },
-	{ "grant, epoch zero", SMARTT_PKT_CRP_GRANT, -1, true, false, false, 0,
+	{ "grant, PDC id zero", SMARTT_PKT_CRP_GRANT, -1, true, false, false, 0,
 	  SMARTT_STAT_DROP_EPOCH, true },
 	{ "retry converted, from no peer", SMARTT_PKT_CRP_RETRY,
 	  TIN_DONE | SMARTT_CRP_CONVERTED, false, false, false, 0, SMARTT_STAT_DROP_NO_PEER,
@@ -646,16 +980,16 @@ static const struct tin_crp_case tin_crp_cases[] = {
 static void tin_crp_fields(struct kunit *test)
 {
 	struct tin_ctx *c = test->priv;
-	struct tin_addr ad = { .v4 = true, .pkt_type = PACKET_HOST };
+	struct tin_addr ad = { .v4 = true, .crp = true, .pkt_type = PACKET_HOST };
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(tin_crp_cases); i++) {
 		const struct tin_crp_case *k = &tin_crp_cases[i];
-		struct smartt_hdr *h = tin_hdr(c);
+		struct smartt_hdr *h = (struct smartt_hdr *)c->buf;
 		struct smartt_crp_ext *x = (struct smartt_crp_ext *)(h + 1);
 		struct tin_snap before, after;
 
-		tin_build(c, k->type, SMARTT_CRP_HLEN / 8, 0, 3000 + i, TIN_PORT4);
+		tin_build_crp(c, k->type, 3000 + i, TIN_PORT4);
 		if (k->flags >= 0)
 			x->crp_flags = htons(k->flags);
 		if (k->zero_epoch)
@@ -679,22 +1013,13 @@ static void tin_crp_fields(struct kunit *test)
 static void tin_crp_unknown(struct kunit *test)
 {
 	struct tin_ctx *c = test->priv;
-	struct tin_addr ad = { .v4 = true, .pkt_type = PACKET_HOST };
-	struct sockaddr_in to = {
-		.sin_family = AF_INET,
-		.sin_port = htons(3999),
-		.sin_addr.s_addr = TIN_PEER4,
-	};
-	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
-	struct kvec iov = { .iov_base = c->buf, .iov_len = 100 };
+	struct tin_addr ad = { .crp = true, .pkt_type = PACKET_HOST };
 	struct tin_snap before, after;
 	u8 type;
 
-	/* The peer gets a window: a message is queued to it. */
-	memset(c->buf, 0, sizeof(c->buf));
-	KUNIT_ASSERT_EQ(test, kernel_sendmsg(c->s4, &msg, &iov, 1, 100), 100);
+	tin_tx_pdcid(test, 3999);	/* a peer with a window */
 	for (type = SMARTT_PKT_CRP_GRANT; type <= SMARTT_PKT_CRP_RETRY; type++) {
-		tin_build(c, type, SMARTT_CRP_HLEN / 8, 0, 3999, TIN_PORT4);
+		tin_build_crp(c, type, 3999, TIN_PORT6);
 		tin_snap(&before);
 		tin_rcv(test, &ad, SMARTT_CRP_HLEN, &after);
 		tin_expect(test, &before, &after, SMARTT_STAT_CRP_DROP_UNKNOWN, false,
@@ -724,19 +1049,25 @@ static void tin_not_unicast(struct kunit *test)
 	};
 	struct tin_ctx *c = test->priv;
 	u64 tx = tin_stat(SMARTT_STAT_TX_PKTS) + tin_stat(SMARTT_STAT_TX_FAIL);
-	u8 types[] = { SMARTT_PKT_DATA, SMARTT_PKT_PROBE };
-	unsigned int i, t;
+	unsigned int i, t, len;
 
 	for (i = 0; i < ARRAY_SIZE(addrs); i++) {
-		for (t = 0; t < ARRAY_SIZE(types); t++) {
+		for (t = 0; t < 2; t++) {
 			struct tin_snap before, after;
+			struct tin_data d;
 			char what[48];
 
-			tin_build(c, types[t], tin_need(types[t]) / 8, 0, 3000 + i,
-				  addrs[i].v4 ? TIN_PORT4 : TIN_PORT6);
-			snprintf(what, sizeof(what), "case %u type %u", i, types[t]);
+			if (t) {
+				len = tin_build_ctl(c, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, 0, 1,
+						    1, SMARTT_CTRL_LEN);
+			} else {
+				tin_data_init(c, &d, 0, 3000 + i,
+					      addrs[i].v4 ? TIN_PORT4 : TIN_PORT6);
+				len = tin_build_data(c, &d, 0, true);
+			}
+			snprintf(what, sizeof(what), "case %u %s", i, t ? "PROBE" : "DATA");
 			tin_snap(&before);
-			tin_rcv(test, &addrs[i], tin_need(types[t]), &after);
+			tin_rcv(test, &addrs[i], len, &after);
 			tin_expect(test, &before, &after, SMARTT_STAT_DROP_NOT_UNICAST, false,
 				   what);
 		}
@@ -746,75 +1077,74 @@ static void tin_not_unicast(struct kunit *test)
 			tx);
 }
 
-/* A wrong magic or version, and a port or family with no socket. */
+/* A port or a family with no socket. */
 static void tin_misaddressed(struct kunit *test)
 {
 	struct tin_ctx *c = test->priv;
 	struct tin_addr v6 = { .pkt_type = PACKET_HOST };
 	struct tin_addr v4 = { .v4 = true, .pkt_type = PACKET_HOST };
 	struct tin_snap before, after;
+	struct tin_data d;
+	unsigned int len;
 
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
-	tin_hdr(c)->magic = htons(SMARTT_MAGIC ^ 1);
+	tin_data_init(c, &d, 0, 4000, TIN_PORT_NONE);
+	len = tin_build_data(c, &d, 0, true);
 	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
-	tin_expect(test, &before, &after, SMARTT_STAT_DROP_MAGIC, true, "magic");
-
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
-	tin_hdr(c)->version = SMARTT_WIRE_VERSION + 1;
-	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
-	tin_expect(test, &before, &after, SMARTT_STAT_DROP_VERSION, true, "version");
-
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT_NONE);
-	tin_snap(&before);
-	tin_rcv(test, &v6, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v6, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_NO_SOCKET, false, "no socket");
 
 	/* IPv4 to the IPv6 socket's port: that socket does not take IPv4. */
-	tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, 0, 4000, TIN_PORT6);
+	tin_data_init(c, &d, 0, 4000, TIN_PORT6);
+	len = tin_build_data(c, &d, 0, true);
 	tin_snap(&before);
-	tin_rcv(test, &v4, SMARTT_DATA_HLEN, &after);
+	tin_rcv(test, &v4, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_NO_SOCKET, false, "family");
 }
 
 /*
- * A three-segment message whose segments come last first, with a
- * duplicate: delivered once, whole, byte for byte.
+ * A three-packet message whose packets come last first, with a duplicate:
+ * the last one first makes no state (its segment size is not known yet),
+ * then the message is delivered once, whole, byte for byte.
  */
 static void tin_reassembly(struct kunit *test)
 {
 	const unsigned int seg = SMARTT_SEG_MIN, len = 2 * SMARTT_SEG_MIN + 10;
-	static const unsigned int order[] = { 2, 0, 0, 1 };
+	static const unsigned int order[] = { 2, 0, 0, 2, 1 };
+	static const enum smartt_stat want[] = {
+		SMARTT_STAT_DROP_SEG_UNKNOWN, SMARTT_STAT_RX_DATA, SMARTT_STAT_RX_DUP,
+		SMARTT_STAT_RX_DATA, SMARTT_STAT_RX_DATA };
 	struct tin_ctx *c = test->priv;
 	struct tin_addr ad = { .pkt_type = PACKET_HOST };
 	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
-	u64 base = c->psn + 100;
+	u32 base = c->psn + 100;
+	u16 pdc = c->pdc++;
 	unsigned int i, n;
 	int last = -1;
 
 	KUNIT_ASSERT_NOT_NULL(test, rbuf);
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
-		unsigned int k = order[i], off = k * seg, plen = min(seg, len - off), b;
-		struct smartt_hdr *h = tin_hdr(c);
-		struct smartt_data_ext *dx = (struct smartt_data_ext *)(h + 1);
+		unsigned int k = order[i], off = k * seg, plen = min(seg, len - off), b, plen_w;
 		struct tin_snap before, after;
+		struct tin_data d;
 		char what[32];
 
-		tin_build(c, SMARTT_PKT_DATA, SMARTT_DATA_HLEN / 8, plen, 5000, TIN_PORT6);
-		h->psn = cpu_to_be64(base + k);
-		dx->msg_id = cpu_to_be64(base);
-		dx->msg_len = cpu_to_be64(len);
-		dx->offset = cpu_to_be64(off);
-		dx->seg_size = htonl(seg);
-		dx->snd_una = cpu_to_be64(base);
+		tin_data_init(c, &d, plen, 5000 % 4096, TIN_PORT6);
+		d.spdcid = pdc;
+		d.psn = base + k;
+		d.dpdcid = k;		/* SYN: start PSN base */
+		d.clear = -(s16)k;
+		d.msg_id = 7;
+		d.len = len;
+		d.off = off;
+		d.plen = plen;
+		d.sflags = (k ? 0 : SMARTT_SES_F_SOM) | (k == 2 ? SMARTT_SES_F_EOM : 0);
 		for (b = 0; b < plen; b++)
 			c->buf[SMARTT_DATA_HLEN + b] = (u8)(off + b) ^ 0x5a;
+		plen_w = tin_build_data(c, &d, plen, true);
 		snprintf(what, sizeof(what), "segment %u (%u)", k, i);
 		tin_snap(&before);
-		tin_rcv(test, &ad, SMARTT_DATA_HLEN + plen, &after);
-		tin_expect(test, &before, &after, i == 2 ? SMARTT_STAT_RX_DUP : SMARTT_STAT_RX_DATA,
-			   false, what);
+		tin_rcv(test, &ad, plen_w, &after);
+		tin_expect(test, &before, &after, want[i], false, what);
 		n = tin_drain(c->s6, rbuf, TIN_BUF, &last);
 		KUNIT_EXPECT_EQ_MSG(test, n, i == ARRAY_SIZE(order) - 1 ? 1U : 0U, "%s", what);
 	}
@@ -826,6 +1156,10 @@ static void tin_reassembly(struct kunit *test)
 static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_header_bounds_v6),
 	KUNIT_CASE(tin_header_bounds_v4),
+	KUNIT_CASE(tin_bad_crc),
+	KUNIT_CASE(tin_trimmed),
+	KUNIT_CASE(tin_pdc_checks),
+	KUNIT_CASE(tin_windows),
 	KUNIT_CASE(tin_data_fields),
 	KUNIT_CASE(tin_crp_fields),
 	KUNIT_CASE(tin_crp_unknown),

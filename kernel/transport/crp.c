@@ -5,13 +5,14 @@
  * Sender: a message of at least nmin bytes is cut into segments of at
  * most nmax payload bytes (whole packets); a segment of at least nmin asks
  * for a reservation with a CRP_REQ when its first packet is due, and sends
- * speculatively (SMARTT_F_CRP_SPEC, at most spec_bytes) while the request
+ * speculatively (DSCP crp_spec, at most spec_bytes) while the request
  * travels.  A grant makes the rest of the segment, and every packet of it
- * declared lost, leave from the granted time on (SMARTT_F_CRP_GRANTED,
+ * declared lost, leave from the granted time on (DSCP crp_granted,
  * skb->tstamp paced at cmax bytes a slot); a retry makes it ask again after
  * R, randomised, or after the tables' look-ahead less an RTT when the
  * destination was full.  A speculative packet a port trimmed after TTW
- * (NACK with SMARTT_F_CRP_SPEC_DROP) stops the segment's speculation and is
+ * (a NACK EXP_NORMAL with vendor code CRP_SPEC_DROP, from the DSCP
+ * crp_spec_dropped it arrived with) stops the segment's speculation and is
  * sent again under the grant.  A peer holds at most %SMARTT_CRP_SEGS
  * reservations; a segment frees its entry when every packet of it is
  * acknowledged.
@@ -20,6 +21,10 @@
  * (SMARTT_CRP_DEST_DONE) is reflected as CRP_GRANT or CRP_RETRY; a request
  * no port decided is decided by the host's own destination table (one per
  * netns, the reservation core of kernel/algo/crp.c) and reflected.
+ *
+ * The CRP control packets (not UET) travel on their own UDP port,
+ * crp_udp_port, with DSCP control: &struct smartt_hdr + &struct
+ * smartt_crp_ext, received by smartt_crp_encap_rcv().
  *
  * Time base: CLOCK_MONOTONIC (ktime_get_ns()), which every namespace of
  * one emulated fabric shares with its switch ports.  Documentation/crp.rst,
@@ -115,12 +120,26 @@ static struct smartt_hdr *smartt_crp_hdr(const struct sk_buff *skb)
 	return (struct smartt_hdr *)(skb->data + sizeof(struct udphdr));
 }
 
+/* A CRP control packet: to crp_udp_port, DSCP control, no trailer. */
+static void smartt_crp_xmit(struct net *net, u16 family, struct dst_cache *cache,
+			    const union smartt_addr *saddr, const union smartt_addr *daddr,
+			    struct sk_buff *skb, u32 entropy)
+{
+	struct smartt_tx_opts o = {
+		.entropy = entropy,
+		.dport = htons(smartt_crp_udp_port),
+		.dscp = smartt_dscp(net, SMARTT_DSCP_C_CONTROL),
+	};
+
+	smartt_xmit(net, NULL, family, cache, saddr, daddr, skb, &o);
+}
+
 /**
  * smartt_crp_valid() - the checks of a CRP packet that need no state
  * @skb: a CRP_REQ, CRP_GRANT or CRP_RETRY, data at the UDP header, its
  *	headers (hdr_words, at least %SMARTT_CRP_HLEN) linear
  *
- * No payload; an epoch; a segment and a reservation of at least one byte;
+ * No payload; a PDC id; a segment and a reservation of at least one byte;
  * known crp_flags, consistent with the type: a request is undecided or
  * decided once (DEST_DONE, at most one refusal), never converted; a grant
  * is decided without refusal or conversion; a retry is decided and says
@@ -166,7 +185,8 @@ static u32 smartt_crp_wire(const struct smartt_peer *peer, u32 plen)
 {
 	u32 iph = peer->family == AF_INET ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 
-	return plen + SMARTT_DATA_HLEN + sizeof(struct udphdr) + iph + ETH_HLEN;
+	return plen + SMARTT_DATA_HLEN + SMARTT_CRC_LEN + sizeof(struct udphdr) + iph +
+	       ETH_HLEN;
 }
 
 /**
@@ -263,7 +283,7 @@ static void smartt_crp_send_req(struct sock *sk, struct smartt_peer *peer,
 	x = (struct smartt_crp_ext *)(h + 1);
 	x->sport = htons(smartt_sk(sk)->port);
 	x->dport = htons(peer->port);
-	x->epoch = htonl(peer->tx_epoch);
+	x->epoch = htonl(peer->tx_lpdcid);
 	x->msg_id = cpu_to_be64(e->msg_id);
 	x->seg_off = cpu_to_be64(e->off);
 	x->seg_len = htonl(e->len);
@@ -274,8 +294,8 @@ static void smartt_crp_send_req(struct sock *sk, struct smartt_peer *peer,
 	smartt_stat_inc(net, SMARTT_STAT_CRP_TX_REQ);
 	trace_smartt_crp_req(smartt_sk(sk)->port, peer->port, e->msg_id, e->off,
 			     e->req_bytes, e->retries);
-	smartt_xmit(net, NULL, peer->family, &peer->dst_cache, &peer->saddr, &peer->addr,
-		    skb, ev, false);
+	smartt_crp_xmit(net, peer->family, &peer->dst_cache, &peer->saddr, &peer->addr,
+			skb, ev);
 }
 
 /*
@@ -330,7 +350,8 @@ static u64 smartt_crp_horizon(const struct crp_knobs *k)
  *	slot it is about to take, snd_nxt)
  * @rtx: a retransmission
  * @now: time, ns
- * @flags: set to the %SMARTT_F_CRP_* flag it carries (0: none)
+ * @dscp_class: set to the packet's DSCP class (crp_spec, crp_granted, or
+ *	trimmable as any DATA)
  * @tstamp: set to its departure time (0: now)
  *
  * Other congestion controls, and segments that do not take part: at once,
@@ -345,7 +366,7 @@ static u64 smartt_crp_horizon(const struct crp_knobs *k)
  * Return: false if the packet must wait (the caller sends nothing).
  */
 bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m,
-		   u32 seg, u64 psn, bool rtx, u64 now, u16 *flags, u64 *tstamp)
+		   u32 seg, u64 psn, bool rtx, u64 now, u8 *dscp_class, u64 *tstamp)
 {
 	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 	struct smartt_sock *ssk = smartt_sk(sk);
@@ -355,7 +376,7 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 	struct smartt_crp_seg *e;
 	u32 plen;
 
-	*flags = 0;
+	*dscp_class = SMARTT_DSCP_C_TRIMMABLE;
 	*tstamp = 0;
 	if (!rtx)
 		s->crp = 0;	/* the slot's bits were its previous PSN's */
@@ -412,7 +433,7 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		}
 		e->wake = 0;
 		e->paced = min_t(u64, (u64)e->paced + smartt_crp_wire(peer, plen), U32_MAX);
-		*flags = SMARTT_F_CRP_GRANTED;
+		*dscp_class = SMARTT_DSCP_C_CRP_GRANTED;
 		*tstamp = t > now ? t : 0;
 		if (s->crp & SMARTT_TXSEG_SPEC_DROP)
 			smartt_stat_inc(net, SMARTT_STAT_CRP_SPEC_RECOVERED);
@@ -422,7 +443,7 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		if (rtx || e->nospec || e->spec + plen > ssk->crp->spec_bytes)
 			return false;
 		e->spec += plen;
-		*flags = SMARTT_F_CRP_SPEC;
+		*dscp_class = SMARTT_DSCP_C_CRP_SPEC;
 		s->crp = SMARTT_TXSEG_SPEC;
 		smartt_stat_inc(net, SMARTT_STAT_CRP_TX_SPEC);
 	}
@@ -435,7 +456,7 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 }
 
 /**
- * smartt_crp_spec_drop() - a NACK with %SMARTT_F_CRP_SPEC_DROP declared a
+ * smartt_crp_spec_drop() - a NACK for a spec-dropped packet declared a
  *	packet lost
  * @sk: socket (locked)
  * @peer: the peer
@@ -652,14 +673,14 @@ static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 	memcpy(h + 1, &x, sizeof(x));
 	smartt_stat_inc(net, type == SMARTT_PKT_CRP_GRANT ? SMARTT_STAT_CRP_TX_GRANT :
 			SMARTT_STAT_CRP_TX_RETRY);
-	smartt_xmit(net, NULL, family, NULL, &src, &dst, skb, ntohl(ih->entropy), false);
+	smartt_crp_xmit(net, family, NULL, &src, &dst, skb, ntohl(ih->entropy));
 out:
 	consume_skb(in);
 }
 
 /*
  * A grant or a retry for one of our requests: taken only by the segment
- * that waits for this very request (epoch, message, offset, length, size
+ * that waits for this very request (PDC id, message, offset, length, size
  * and retry count all its own), else dropped and counted.  A grant's time
  * must lie within the tables' look-ahead of now.
  */
@@ -685,7 +706,7 @@ static void smartt_crp_rcv_answer(struct sock *sk, struct sk_buff *skb)
 	}
 	why = SMARTT_STAT_CRP_DROP_UNKNOWN;
 	if (ssk->cc_algo != SMARTT_CCA_CRP || !ssk->crp || !peer->crp ||
-	    ntohl(x->epoch) != peer->tx_epoch)
+	    ntohl(x->epoch) != peer->tx_lpdcid)
 		goto count;
 	k = &ssk->crp->k;
 	e = smartt_crp_find(peer, be64_to_cpu(x->msg_id), be64_to_cpu(x->seg_off));
@@ -740,4 +761,99 @@ void smartt_crp_rcv(struct sock *sk, struct sk_buff *skb)
 		smartt_crp_rcv_req(sk, skb);
 	else
 		smartt_crp_rcv_answer(sk, skb);
+}
+
+/**
+ * smartt_crp_encap_rcv() - encap_rcv of the CRP UDP sockets (crp_udp_port)
+ * @usk: the UDP socket
+ * @skb: the packet, data at the UDP header, a non-zero checksum verified by
+ *	UDP
+ *
+ * Magic, version, type and header length checked against the packet's own
+ * length, then smartt_crp_valid(); the socket is the one bound to the
+ * extension's destination transport port.
+ *
+ * Context: softirq.
+ * Return: 0: the packet is always consumed.
+ */
+int smartt_crp_encap_rcv(struct sock *usk, struct sk_buff *skb)
+{
+	struct net *net = sock_net(usk);
+	const struct smartt_crp_ext *x;
+	const struct smartt_hdr *h;
+	struct smartt_skb_cb *cb;
+	enum smartt_stat why = 0;
+	struct sock *sk;
+	u16 family;
+	u32 hlen;
+
+	smartt_stat_inc(net, SMARTT_STAT_RX_PKTS);
+	smartt_stat_add(net, SMARTT_STAT_RX_BYTES, skb->len);
+	if (smartt_skb_not_unicast(skb)) {
+		why = SMARTT_STAT_DROP_NOT_UNICAST;
+		goto drop;
+	}
+	why = SMARTT_STAT_DROP_SHORT;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SMARTT_HDR_LEN))
+		goto malformed;
+	h = smartt_crp_hdr(skb);
+	why = SMARTT_STAT_DROP_MAGIC;
+	if (h->magic != htons(SMARTT_MAGIC))
+		goto malformed;
+	why = SMARTT_STAT_DROP_VERSION;
+	if (h->version != SMARTT_WIRE_VERSION)
+		goto malformed;
+	why = SMARTT_STAT_DROP_TYPE;
+	if (h->type < SMARTT_PKT_CRP_REQ || h->type >= SMARTT_PKT_MAX)
+		goto malformed;
+	hlen = h->hdr_words * 8;
+	why = SMARTT_STAT_DROP_HLEN;
+	if (hlen < SMARTT_CRP_HLEN)
+		goto malformed;
+	why = SMARTT_STAT_DROP_SHORT;
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + hlen))
+		goto malformed;
+	why = smartt_crp_valid(skb);
+	if (why)
+		goto malformed;
+	h = smartt_crp_hdr(skb);
+	x = (const struct smartt_crp_ext *)(h + 1);
+	cb = SMARTT_SKB_CB(skb);
+	memset(cb, 0, sizeof(*cb));
+	if (ip_hdr(skb)->version == 4) {
+		family = AF_INET;
+		cb->saddr.v4 = ip_hdr(skb)->saddr;
+	} else {
+		family = AF_INET6;
+		cb->saddr.v6 = ipv6_hdr(skb)->saddr;
+	}
+	cb->family = family;
+	cb->sport = ntohs(x->sport);
+	cb->crp = 1;
+	sk = smartt_lookup(net, ntohs(x->dport));
+	if (!sk || sk->sk_family != family) {
+		if (sk)
+			sock_put(sk);
+		why = SMARTT_STAT_DROP_NO_SOCKET;
+		goto drop;
+	}
+	bh_lock_sock(sk);
+	if (!sock_owned_by_user(sk)) {
+		smartt_rcv(sk, skb);
+	} else if (sk_add_backlog(sk, skb, READ_ONCE(sk->sk_rcvbuf) +
+				  READ_ONCE(sk->sk_sndbuf))) {
+		bh_unlock_sock(sk);
+		sock_put(sk);
+		why = SMARTT_STAT_DROP_BACKLOG;
+		goto drop;
+	}
+	bh_unlock_sock(sk);
+	sock_put(sk);
+	return 0;
+malformed:
+	smartt_stat_inc(net, SMARTT_STAT_MALFORMED);
+drop:
+	smartt_stat_inc(net, why);
+	kfree_skb(skb);
+	return 0;
 }

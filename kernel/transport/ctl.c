@@ -154,7 +154,45 @@ enum smartt_ctl_id {
 	SMARTT_CTL_ERR_RATELIMIT,
 	SMARTT_CTL_CC,
 	SMARTT_CTL_CRP_KNOBS,
+	SMARTT_CTL_JOB_ID,
+	/* net.smartt.transport_dscp_*: SMARTT_CTL_DSCP + &enum smartt_dscp_class */
+	SMARTT_CTL_DSCP,
 };
+
+/* Defaults of net.smartt.transport_dscp_*, by &enum smartt_dscp_class. */
+static const u8 smartt_dscp_defaults[SMARTT_DSCP_NCLASS] = {
+	[SMARTT_DSCP_C_TRIMMABLE] = SMARTT_DSCP_TRIMMABLE,
+	[SMARTT_DSCP_C_TRIMMED] = SMARTT_DSCP_TRIMMED,
+	[SMARTT_DSCP_C_TRIMMED_LASTHOP] = SMARTT_DSCP_TRIMMED_LASTHOP,
+	[SMARTT_DSCP_C_CONTROL] = SMARTT_DSCP_CONTROL,
+	[SMARTT_DSCP_C_CRP_SPEC] = SMARTT_DSCP_CRP_SPEC,
+	[SMARTT_DSCP_C_CRP_GRANTED] = SMARTT_DSCP_CRP_GRANTED,
+	[SMARTT_DSCP_C_CRP_SPEC_DROPPED] = SMARTT_DSCP_CRP_SPEC_DROPPED,
+};
+
+/*
+ * The receiver learns from the DSCP alone that a switch trimmed a DATA
+ * packet (and where, and why): the three marks a switch writes must differ
+ * from each other and from the three a sender writes on DATA.
+ */
+static bool smartt_dscp_valid(const u8 *d)
+{
+	static const u8 marks[] = { SMARTT_DSCP_C_TRIMMED, SMARTT_DSCP_C_TRIMMED_LASTHOP,
+				    SMARTT_DSCP_C_CRP_SPEC_DROPPED };
+	static const u8 data[] = { SMARTT_DSCP_C_TRIMMABLE, SMARTT_DSCP_C_CRP_SPEC,
+				   SMARTT_DSCP_C_CRP_GRANTED };
+	unsigned int i, j;
+
+	for (i = 0; i < ARRAY_SIZE(marks); i++) {
+		for (j = i + 1; j < ARRAY_SIZE(marks); j++)
+			if (d[marks[i]] == d[marks[j]])
+				return false;
+		for (j = 0; j < ARRAY_SIZE(data); j++)
+			if (d[marks[i]] == d[data[j]])
+				return false;
+	}
+	return true;
+}
 
 static bool smartt_ctl_is_text(enum smartt_ctl_id id)
 {
@@ -270,8 +308,14 @@ static int smartt_ctl_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 	case SMARTT_CTL_CRP_KNOBS:
 		strscpy(text, sn->crp_text, sizeof(text));
 		break;
-	default:
+	case SMARTT_CTL_JOB_ID:
+		val = sn->job_id;
+		break;
+	case SMARTT_CTL_SPORT_RANGE:
 		val = range;
+		break;
+	default:
+		val = sn->dscp[id - SMARTT_CTL_DSCP];
 		break;
 	}
 	if (smartt_ctl_is_text(id)) {
@@ -326,6 +370,23 @@ static int smartt_ctl_sysctl(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 		smartt_ctl_crp_set(sn, &crp);
 		strscpy(sn->crp_text, text, sizeof(sn->crp_text));
 		break;
+	case SMARTT_CTL_JOB_ID:
+		if (val > SMARTT_SES_JOB_MASK)
+			goto out;
+		WRITE_ONCE(sn->job_id, val);
+		break;
+	default: {
+		u8 d[SMARTT_DSCP_NCLASS];
+
+		memcpy(d, sn->dscp, sizeof(d));
+		if (val > SMARTT_DSCP_MAX)
+			goto out;
+		d[id - SMARTT_CTL_DSCP] = val;
+		if (!smartt_dscp_valid(d))
+			goto out;
+		WRITE_ONCE(sn->dscp[id - SMARTT_CTL_DSCP], val);
+		break;
+	}
 	}
 	err = 0;
 out:
@@ -350,6 +411,17 @@ static const struct ctl_table smartt_ctl_table_tmpl[] = {
 	SMARTT_CTL_ENTRY("transport_err_ratelimit", SMARTT_CTL_ERR_RATELIMIT),
 	SMARTT_CTL_ENTRY("transport_cc", SMARTT_CTL_CC),
 	SMARTT_CTL_ENTRY("transport_crp_knobs", SMARTT_CTL_CRP_KNOBS),
+	SMARTT_CTL_ENTRY("transport_job_id", SMARTT_CTL_JOB_ID),
+	SMARTT_CTL_ENTRY("transport_dscp_trimmable", SMARTT_CTL_DSCP + SMARTT_DSCP_C_TRIMMABLE),
+	SMARTT_CTL_ENTRY("transport_dscp_trimmed", SMARTT_CTL_DSCP + SMARTT_DSCP_C_TRIMMED),
+	SMARTT_CTL_ENTRY("transport_dscp_trimmed_lasthop",
+			 SMARTT_CTL_DSCP + SMARTT_DSCP_C_TRIMMED_LASTHOP),
+	SMARTT_CTL_ENTRY("transport_dscp_control", SMARTT_CTL_DSCP + SMARTT_DSCP_C_CONTROL),
+	SMARTT_CTL_ENTRY("transport_dscp_crp_spec", SMARTT_CTL_DSCP + SMARTT_DSCP_C_CRP_SPEC),
+	SMARTT_CTL_ENTRY("transport_dscp_crp_granted",
+			 SMARTT_CTL_DSCP + SMARTT_DSCP_C_CRP_GRANTED),
+	SMARTT_CTL_ENTRY("transport_dscp_crp_spec_dropped",
+			 SMARTT_CTL_DSCP + SMARTT_DSCP_C_CRP_SPEC_DROPPED),
 	{ }
 };
 
@@ -375,6 +447,8 @@ int smartt_ctl_net_init(struct net *net)
 	smartt_ctl_crp_set(sn, &smartt_crp_defaults);
 	sn->crp_text[0] = 0;
 	sn->sport = SMARTT_SPORT_BASE_DEF << 16 | (SMARTT_SPORT_RANGE_DEF - 1);
+	memcpy(sn->dscp, smartt_dscp_defaults, sizeof(sn->dscp));
+	sn->job_id = 0;
 	sn->table = kmemdup(smartt_ctl_table_tmpl, sizeof(smartt_ctl_table_tmpl),
 			    GFP_KERNEL);
 	if (!sn->table)

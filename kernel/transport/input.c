@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * smartt transport: the receiving side.  The UDP encapsulation socket's
- * encap_rcv drops what was not sent to this host alone, validates every
- * header field before use and hands the packet to the socket bound to the
- * destination transport port (or to its backlog); DATA is deduplicated
- * by PSN, reassembled by offset and delivered as one skb per message; ACK,
- * NACK and error packets drive the sender.
+ * encap_rcv drops what was not sent to this host alone, checks the CRC32C
+ * trailer (unless the DSCP says a switch trimmed the packet), validates
+ * every header field against the packet's own length before use, and hands
+ * the packet to its socket (or its backlog): DATA by the SES PIDonFEP, ACK,
+ * NACK, errors and CTRL by the DPDCID through the netns's PDC table.  DATA
+ * is deduplicated by PSN, reassembled by offset and delivered as one skb
+ * per message; ACK, NACK and error packets drive the sender.
+ * Documentation/protocol.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -29,9 +32,15 @@ static int smartt_drop(struct net *net, struct sk_buff *skb, enum smartt_stat wh
 	return 0;
 }
 
-static struct smartt_hdr *smartt_hdr_of(const struct sk_buff *skb)
+/* The PDS header of a received packet (data at the UDP header). */
+static void *smartt_pds_of(const struct sk_buff *skb)
 {
-	return (struct smartt_hdr *)(skb->data + sizeof(struct udphdr));
+	return skb->data + sizeof(struct udphdr);
+}
+
+static u8 smartt_type_of(const struct sk_buff *skb)
+{
+	return smartt_pds_type(*(const __be16 *)smartt_pds_of(skb));
 }
 
 /* A peer's message being reassembled, by id: O(log n) per packet. */
@@ -125,21 +134,24 @@ void smartt_rx_advance(struct smartt_peer *peer, u64 to)
 }
 
 /**
- * smartt_rx_reset() - a new epoch of the peer: it restarted its sequence space
+ * smartt_rx_reset() - DATA from a new sender PDC of the peer: it restarted
+ *	its sequence space (or this side lost its state)
  * @sk: socket (locked)
  * @peer: the peer
- * @epoch: its new epoch
- * @base: its snd_una: the receive window starts there
+ * @rpdcid: the sender's PDC id (its DATA's SPDCID)
+ * @base: the receive window starts there (the start PSN of a SYN, else
+ *	the packet's CLEAR_PSN)
  */
-void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base)
+void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 base)
 {
 	struct smartt_rx_msg *m, *tmp;
 
 	list_for_each_entry_safe(m, tmp, &peer->rx_msgs, node)
 		smartt_rx_msg_free(sk, peer, m);
-	peer->rx_epoch = epoch;
+	peer->rx_rpdcid = rpdcid;
+	peer->rx_msg_hi = U64_MAX;
 	peer->rcv_bytes = 0;
-	smartt_rel_ack_sent(peer);	/* a pending ACK was of the old epoch */
+	smartt_rel_ack_sent(peer);	/* a pending ACK was of the old PDC */
 	bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
 	peer->rcv_nxt = base;
 }
@@ -302,114 +314,259 @@ static struct sk_buff *smartt_rx_seg_skb(struct net *net, struct sk_buff *skb,
 	return n;
 }
 
+/**
+ * struct smartt_data_view - the fields of a checked DATA packet
+ * @d: its headers
+ * @len: request_length: the message's bytes
+ * @off: the payload's offset in the message
+ * @plen: payload bytes (as sent: a trimmed packet holds none)
+ * @psn: the wire PSN
+ * @clear: the signed CLEAR_PSN offset (at most 0)
+ * @flags: PDS flags
+ * @sflags: SES flags
+ */
+struct smartt_data_view {
+	const struct smartt_data_hdr *d;
+	u64 len;
+	u64 off;
+	u32 plen;
+	u32 psn;
+	s16 clear;
+	u8 flags;
+	u8 sflags;
+};
+
+static void smartt_data_view(const struct sk_buff *skb, struct smartt_data_view *v)
+{
+	const struct smartt_data_hdr *d = smartt_pds_of(skb);
+
+	v->d = d;
+	v->flags = smartt_pds_flags(d->pds.prologue);
+	v->sflags = d->ses.ver_flags & ~SMARTT_SES_VER_MASK;
+	v->psn = ntohl(d->pds.psn);
+	v->clear = (s16)ntohs(d->pds.clear_psn_offset);
+	v->len = ntohl(d->ses.request_length);
+	if (v->sflags & SMARTT_SES_F_SOM) {
+		v->off = 0;
+		v->plen = skb->len - sizeof(struct udphdr) - SMARTT_DATA_HLEN;
+	} else {
+		v->off = ntohl(d->ses.hdata_lo);
+		v->plen = smartt_ses_payload_len(&d->ses);
+	}
+}
+
 /*
  * The checks of a DATA packet that need no state: a malformed packet is
- * counted and dropped before any socket sees it.  Return: 0 or the reason.
+ * counted and dropped before any socket sees it.  @skb holds the headers
+ * and, unless @trimmed, exactly the payload (the trailer is gone).
+ * Return: 0 or the reason.
  */
-static enum smartt_stat smartt_data_valid(const struct sk_buff *skb)
+static enum smartt_stat smartt_data_valid(const struct sk_buff *skb, bool trimmed)
 {
-	const struct smartt_hdr *h = smartt_hdr_of(skb);
-	const struct smartt_data_ext *dx = (const void *)(h + 1);
-	u32 hlen = h->hdr_words * 8;
-	u32 paylen = skb->len - sizeof(struct udphdr) - hlen;
-	u32 plen = ntohs(h->payload_len);
-	u64 msg_len = be64_to_cpu(dx->msg_len);
-	u64 off = be64_to_cpu(dx->offset);
-	u32 seg = ntohl(dx->seg_size);
-	u64 rem = off;
+	u32 paylen = skb->len - sizeof(struct udphdr) - SMARTT_DATA_HLEN;
+	struct smartt_data_view v;
+	bool som, eom;
 
-	if (!dx->x.epoch)
-		return SMARTT_STAT_DROP_EPOCH;
-	if ((ntohs(h->flags) & SMARTT_F_TRIMMED) ? paylen > plen : paylen != plen)
-		return SMARTT_STAT_DROP_LEN;
-	if (seg < SMARTT_SEG_MIN || seg > SMARTT_SEG_MAX || msg_len > SMARTT_MSG_MAX_LIMIT)
-		return SMARTT_STAT_DROP_LEN;
-	if (msg_len ? off >= msg_len : off)
-		return SMARTT_STAT_DROP_OFFSET;
-	if (do_div(rem, seg))
-		return SMARTT_STAT_DROP_OFFSET;
-	if (plen != min_t(u64, off + seg, msg_len) - off)
-		return SMARTT_STAT_DROP_LEN;
-	if (be64_to_cpu(h->psn) < be64_to_cpu(dx->snd_una))
+	smartt_data_view(skb, &v);
+	som = v.sflags & SMARTT_SES_F_SOM;
+	eom = v.sflags & SMARTT_SES_F_EOM;
+	if ((v.d->ses.opcode & SMARTT_SES_OPCODE_MASK) != SMARTT_SES_OPCODE_SEND ||
+	    (v.d->ses.ver_flags & SMARTT_SES_VER_MASK) ||
+	    (v.flags & ~(SMARTT_PDS_REQ_F_RETX | SMARTT_PDS_REQ_F_AR | SMARTT_PDS_REQ_F_SYN)))
+		return SMARTT_STAT_DROP_FIELD;
+	if (!v.d->pds.spdcid)
+		return SMARTT_STAT_DROP_FIELD;
+	if (v.flags & SMARTT_PDS_REQ_F_SYN) {
+		if (ntohs(v.d->pds.dpdcid) & SMARTT_PDS_PDC_INFO_MASK)
+			return SMARTT_STAT_DROP_FIELD;
+	} else if (!v.d->pds.dpdcid) {
+		return SMARTT_STAT_DROP_DPDCID;
+	}
+	if (!ntohl(v.d->ses.initiator) || ntohl(v.d->ses.initiator) > SMARTT_PORT_MAX)
+		return SMARTT_STAT_DROP_FIELD;
+	/* CLEAR_PSN (the sender's snd_una) is at most the PSN, a window below */
+	if (v.clear > 0 || -v.clear >= SMARTT_WIN)
 		return SMARTT_STAT_DROP_WINDOW;
+	if (v.len > SMARTT_MSG_MAX_LIMIT)
+		return SMARTT_STAT_DROP_LEN;
+	if (!som && (!v.off || v.off >= v.len))
+		return SMARTT_STAT_DROP_OFFSET;
+	if (trimmed)
+		return 0;
+	if (!som && v.plen != paylen)
+		return SMARTT_STAT_DROP_LEN;
+	if (v.plen > SMARTT_SEG_MAX || v.off + v.plen > v.len ||
+	    eom != (v.off + v.plen == v.len) || (!eom && v.plen < SMARTT_SEG_MIN))
+		return SMARTT_STAT_DROP_LEN;
 	return 0;
+}
+
+/* The NACK of a trimmed packet, by the DSCP it came with. */
+static void smartt_nack_trimmed(struct sock *sk, struct smartt_peer *peer,
+				const struct smartt_ack_info *ai, u8 trim)
+{
+	if (trim == SMARTT_TRIM_SPEC_DROPPED)
+		smartt_send_nack(sk, peer, ai, SMARTT_NACK_EXP_NORMAL,
+				 SMARTT_NACK_VENDOR_CRP_SPEC_DROP);
+	else
+		smartt_send_nack(sk, peer, ai, trim == SMARTT_TRIM_LASTHOP ?
+				 SMARTT_NACK_TRIMMED_LASTHOP : SMARTT_NACK_TRIMMED, 0);
+}
+
+/*
+ * The receive state of the DATA packet's sender PDC: a new SPDCID restarts
+ * it at the start PSN (SYN) or at CLEAR_PSN (no SYN: this side lost its
+ * state, and takes back the DPDCID the sender knows if it is free).  A
+ * packet without SYN to another DPDCID of a known PDC is dropped.
+ * Return: 0 or the reason to drop.
+ */
+static enum smartt_stat smartt_rx_pdc(struct sock *sk, struct smartt_peer *peer,
+				      const struct smartt_data_view *v)
+{
+	u16 spdcid = ntohs(v->d->pds.spdcid), dpdcid = ntohs(v->d->pds.dpdcid);
+	bool syn = v->flags & SMARTT_PDS_REQ_F_SYN;
+	u32 start;
+
+	if (spdcid == peer->rx_rpdcid)
+		return !syn && dpdcid != peer->rx_lpdcid ? SMARTT_STAT_DROP_DPDCID : 0;
+	if (syn) {
+		start = v->psn - (dpdcid & SMARTT_PDS_PSN_OFFSET_MASK);
+	} else {
+		start = v->psn + v->clear;
+		if (dpdcid != peer->rx_lpdcid) {
+			smartt_pdc_del(sock_net(sk), peer, false);
+			if (smartt_pdc_add(sock_net(sk), peer, false, dpdcid))
+				return SMARTT_STAT_PDC_EXHAUSTED;
+		}
+	}
+	smartt_rx_reset(sk, peer, spdcid, SMARTT_RX_BIAS + start);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_PDC_RESET);
+	return 0;
+}
+
+/*
+ * The message number of a DATA packet: its 16-bit id extended against the
+ * highest one received.  Out of window (more than %SMARTT_SES_MSG_MAX_MSGS
+ * behind, or more than %SMARTT_WIN ahead: each message in between holds a
+ * PSN of the window): false.
+ */
+static bool smartt_rx_msg_id(struct smartt_peer *peer, u16 wire, u64 *id)
+{
+	u64 hi = peer->rx_msg_hi;
+
+	if (hi == U64_MAX) {
+		*id = SMARTT_RX_BIAS + wire;
+		peer->rx_msg_hi = *id;
+		return true;
+	}
+	*id = smartt_msg_id_extend(wire, hi);
+	if (*id + SMARTT_SES_MSG_MAX_MSGS < hi || *id > hi + SMARTT_WIN)
+		return false;
+	if (*id > hi)
+		peer->rx_msg_hi = *id;
+	return true;
 }
 
 static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
 	struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
 	struct smartt_sock *ssk = smartt_sk(sk);
-	const struct smartt_data_ext *dx;
 	struct net *net = sock_net(sk);
-	const struct smartt_hdr *h;
+	struct smartt_ack_info ai = {};
+	struct smartt_data_view v;
 	struct smartt_peer *peer;
-	u64 msg_len, off, psn, una, old_rcv_nxt, now;
+	u64 psn, clear, id, old_rcv_nxt, now;
 	struct sk_buff *seg_skb;
-	u32 hlen, plen, seg, epoch, rsv;
+	enum smartt_stat why;
 	struct smartt_rx_msg *m;
-	bool trimmed;
+	u32 seg, rsv;
+	bool eom;
 
-	h = smartt_hdr_of(skb);
-	dx = (const struct smartt_data_ext *)(h + 1);
-	hlen = h->hdr_words * 8;
-	plen = ntohs(h->payload_len);
-	trimmed = ntohs(h->flags) & SMARTT_F_TRIMMED;
-	msg_len = be64_to_cpu(dx->msg_len);
-	off = be64_to_cpu(dx->offset);
-	seg = ntohl(dx->seg_size);
-	psn = be64_to_cpu(h->psn);
-	una = be64_to_cpu(dx->snd_una);
-	epoch = ntohl(dx->x.epoch);
-
+	smartt_data_view(skb, &v);
+	eom = v.sflags & SMARTT_SES_F_EOM;
 	/* smartt_data_valid() checked the fields on their own. */
-	if (msg_len > ssk->msg_max) {
-		smartt_send_error(net, NULL, skb, dx, SMARTT_ERR_MSG_SIZE);
+	if (v.len > ssk->msg_max) {
+		smartt_send_error(net, NULL, skb, v.d, SMARTT_SES_RC_UNSUPPORTED_SIZE);
 		return smartt_drop(net, skb, SMARTT_STAT_ERR_MSGSIZE, false);
 	}
 
 	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
 	if (IS_ERR(peer))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
+	why = smartt_rx_pdc(sk, peer, &v);
+	if (why)
+		return smartt_drop(net, skb, why, why == SMARTT_STAT_DROP_DPDCID);
 	now = ktime_get_ns();
 	smartt_peer_touch(sk, peer, now);
-	if (epoch != peer->rx_epoch)
-		smartt_rx_reset(sk, peer, epoch, una);
-	else if (una > peer->rcv_nxt)
-		smartt_rx_advance(peer, una);
+	psn = smartt_psn_extend(v.psn, peer->rcv_nxt);
+	if (psn + SMARTT_WIN < peer->rcv_nxt || psn >= peer->rcv_nxt + SMARTT_WIN)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_WINDOW, false);
+	clear = psn + v.clear;
+	if (clear > peer->rcv_nxt)
+		smartt_rx_advance(peer, clear);
 
+	ai.psn = psn;
+	ai.rx_ns = cb->rx_ns;
+	ai.flow = cb->flow;
+	ai.usport = cb->usport;
+	ai.ce = cb->ce;
+	ai.retx = v.flags & SMARTT_PDS_REQ_F_RETX;
 	if (psn < peer->rcv_nxt ||
 	    (psn - peer->rcv_nxt < SMARTT_WIN && test_bit(psn % SMARTT_WIN, peer->rx_bitmap))) {
 		smartt_stat_inc(net, SMARTT_STAT_RX_DUP);
-		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, cb->ce);
+		smartt_send_ack(sk, peer, &ai);
 		kfree_skb(skb);
 		return 0;
 	}
-	if (psn - peer->rcv_nxt >= SMARTT_WIN)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_WINDOW, false);
-	if (trimmed) {
+	if (cb->trim) {
 		smartt_stat_inc(net, SMARTT_STAT_RX_TRIMMED);
-		smartt_send_ack(sk, peer, SMARTT_PKT_NACK, h, dx, cb->ce);
+		smartt_nack_trimmed(sk, peer, &ai, cb->trim);
 		kfree_skb(skb);
 		return 0;
 	}
+	if (!smartt_rx_msg_id(peer, ntohs(v.d->ses.msg_id), &id))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_MSG_ID, true);
 
-	m = smartt_rx_msg_find(peer, be64_to_cpu(dx->msg_id));
-	if (m && (m->len != msg_len || m->seg_size != seg))
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_LEN, true);
-	if (!m) {
-		u64 need = smartt_rx_msg_charge(msg_len, seg);
+	m = smartt_rx_msg_find(peer, id);
+	if (m) {
+		u64 rem = v.off;
 
+		seg = m->seg_size;
+		if (m->len != v.len || do_div(rem, seg))
+			return smartt_drop(net, skb, m->len != v.len ? SMARTT_STAT_DROP_LEN :
+					   SMARTT_STAT_DROP_OFFSET, true);
+		if (v.plen != min_t(u64, seg, v.len - v.off))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_LEN, true);
+	} else {
+		u64 need;
+
+		/*
+		 * The segment size is not on the wire: a packet that is not
+		 * the last one tells it (a one-packet message has one).  A
+		 * last packet that comes first makes no state: it is sent
+		 * again.
+		 */
+		if (eom && !(v.sflags & SMARTT_SES_F_SOM))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_SEG_UNKNOWN, false);
+		seg = eom ? max_t(u32, v.plen, SMARTT_SEG_MIN) : v.plen;
+		if (!eom) {
+			u64 rem = v.off;
+
+			if (do_div(rem, seg))
+				return smartt_drop(net, skb, SMARTT_STAT_DROP_OFFSET, true);
+		}
+		need = smartt_rx_msg_charge(v.len, seg);
 		/* Tiny segments would make the kernel hold far more than the message. */
 		if (need > READ_ONCE(sk->sk_rcvbuf) &&
-		    need > SMARTT_RX_CHARGE_RATIO * msg_len + smartt_rx_head_charge()) {
-			smartt_send_error(net, NULL, skb, dx, SMARTT_ERR_MSG_SIZE);
+		    need > SMARTT_RX_CHARGE_RATIO * v.len + smartt_rx_head_charge()) {
+			smartt_send_error(net, NULL, skb, v.d, SMARTT_SES_RC_TOO_LONG);
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_SEG_CHARGE, false);
 		}
 		/* After an eviction, the buffer goes to the waiter it was for. */
 		if (ssk->rx_grace_until && now < ssk->rx_grace_until &&
 		    ssk->rx_grace_for != peer)
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
-		if (!smartt_rx_admit(sk, msg_len, need)) {
+		if (!smartt_rx_admit(sk, v.len, need)) {
 			/*
 			 * Others being reassembled hold the buffer: the wait
 			 * is noted, unless the peer has a message of its own
@@ -425,8 +582,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
 					   SMARTT_STAT_DROP_RMEM : SMARTT_STAT_DROP_MEM, false);
 		}
-		m = smartt_rx_msg_new(sk, peer, be64_to_cpu(dx->msg_id), msg_len, seg,
-				      need, now);
+		m = smartt_rx_msg_new(sk, peer, id, v.len, seg, need, now);
 		if (!m)
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
 		ssk->rx_wait_since = 0;
@@ -437,9 +593,9 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	 * Keep the payload only, in an skb charged no more than its share
 	 * of the reservation, and charged to the socket.
 	 */
-	cb->offset = off;
-	rsv = smartt_rx_seg_charge(plen);
-	seg_skb = smartt_rx_seg_skb(net, skb, sizeof(struct udphdr) + hlen, plen);
+	cb->offset = v.off;
+	rsv = smartt_rx_seg_charge(v.plen);
+	seg_skb = smartt_rx_seg_skb(net, skb, sizeof(struct udphdr) + SMARTT_DATA_HLEN, v.plen);
 	if (!seg_skb)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_NOMEM, false);
 	if (rsv > m->reserve || !smartt_rx_charge(sk, seg_skb, 0)) {
@@ -456,20 +612,20 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	}
 	m->reserve -= rsv;
 	ssk->rx_reserved -= rsv;
-	ssk->rx_missing -= plen;
+	ssk->rx_missing -= v.plen;
 	m->last_ns = now;
 	list_move_tail(&m->node, &peer->rx_msgs);
 
 	old_rcv_nxt = peer->rcv_nxt;
 	set_bit(psn % SMARTT_WIN, peer->rx_bitmap);
 	smartt_rx_advance(peer, peer->rcv_nxt);
-	peer->rcv_bytes += plen;
-	m->received += plen;
+	peer->rcv_bytes += v.plen;
+	m->received += v.plen;
 	smartt_stat_inc(net, SMARTT_STAT_RX_DATA);
 	if (cb->ce)
 		smartt_stat_inc(net, SMARTT_STAT_RX_CE);
-	/* h and dx are still valid: in skb, kept (pulled) or freed below. */
-	smartt_rel_data_ack(sk, peer, h, dx, cb->ce, plen, old_rcv_nxt);
+	smartt_rel_data_ack(sk, peer, &ai, v.flags & SMARTT_PDS_REQ_F_AR, v.plen,
+			    old_rcv_nxt);
 	if (seg_skb != skb)
 		consume_skb(skb);
 	if (m->received == m->len)
@@ -477,92 +633,182 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-static struct smartt_peer *smartt_peer_of(struct sock *sk, const struct sk_buff *skb)
+/*
+ * The sender's peer of an ACK, NACK or error (@tx) or the receiver's of a
+ * CTRL: the socket's peer holding the packet's DPDCID in that role, with
+ * the SPDCID it knows (errors from a host without state carry SPDCID 0).
+ * A PDC whose peer id is not known yet learns it.  NULL: dropped, counted.
+ */
+static struct smartt_peer *smartt_ctl_peer(struct sock *sk, struct sk_buff *skb,
+					   bool want_tx, u16 spdcid, bool err)
 {
-	const struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
+	struct net *net = sock_net(sk);
+	struct smartt_peer *peer;
+	bool tx;
 
-	return smartt_peer_lookup(sk, cb->family, &cb->saddr, cb->sport);
+	peer = smartt_pdc_peer(sk, SMARTT_SKB_CB(skb)->lpdcid, &tx);
+	if (!peer || tx != want_tx) {
+		smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+		return NULL;
+	}
+	if (!want_tx) {
+		if (spdcid != peer->rx_rpdcid) {
+			smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, true);
+			return NULL;
+		}
+		return peer;
+	}
+	if (!peer->win) {
+		smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
+		return NULL;
+	}
+	if (err && !spdcid)
+		return peer;
+	if (!spdcid || (peer->tx_est && spdcid != peer->tx_rpdcid)) {
+		smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, true);
+		return NULL;
+	}
+	return peer;
+}
+
+/* A receiver's next expected PSN (wire) extended; false if not sent yet. */
+static bool smartt_ack_rcv_nxt(const struct smartt_peer *peer, u32 wire, u64 *rcv_nxt)
+{
+	*rcv_nxt = smartt_psn_extend(wire, peer->snd_una);
+	return *rcv_nxt <= peer->snd_nxt && *rcv_nxt + SMARTT_WIN >= peer->snd_una;
 }
 
 /*
- * The fabric RTT from NIC timestamps (Documentation/protocol.rst): the
- * sender-clock interval minus the receiver's turnaround.  0 when the ACK or
- * the acknowledged packet was not stamped.
+ * The RTT of an ACK: the sender's interval from the packet's (re)send to
+ * now, raw, and without the receiver's service_time (0: none: Karn - a
+ * packet sent again is measured only when the ACK says it answers the
+ * retransmission and it went twice; a saturated service_time says nothing).
  */
-static u64 smartt_fabric_rtt(const struct smartt_hdr *h)
+static void smartt_ack_rtt(const struct smartt_peer *peer, u64 psn, bool retx,
+			   u16 service, u64 now, u64 *raw, u64 *net_rtt)
 {
-	u16 both = SMARTT_F_TX_TS | SMARTT_F_RX_TS;
-	u64 ack_rx, ack_tx, echo_tx, echo_rx;
+	const struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
+	u64 svc = (u64)service * SMARTT_NSCC_SERVICE_TIME_NS;
 
-	if ((ntohs(h->flags) & both) != both)
-		return 0;
-	ack_rx = be64_to_cpu(h->rx_ts_ns);
-	ack_tx = be64_to_cpu(h->tx_ts_ns);
-	echo_tx = be64_to_cpu(h->echo_tx_ts_ns);
-	echo_rx = be64_to_cpu(h->echo_rx_ts_ns);
-	if (!echo_tx || !echo_rx || ack_rx < echo_tx || ack_tx < echo_rx ||
-	    ack_rx - echo_tx < ack_tx - echo_rx)
-		return 0;
-	return (ack_rx - echo_tx) - (ack_tx - echo_rx);
+	*raw = 0;
+	*net_rtt = 0;
+	if (s->psn != psn || s->state == SMARTT_SEG_FREE || s->sent_ns > now)
+		return;
+	if (!(s->tx_count == 1 || (s->tx_count == 2 && retx)))
+		return;
+	*raw = now - s->sent_ns;
+	if (service < SMARTT_NSCC_SERVICE_TIME_MAX && *raw > svc)
+		*net_rtt = *raw - svc;
 }
 
+/*
+ * An ACK_CC or a NACK for our DATA: what it acknowledges, the losses it
+ * reveals, the RTT, the congestion control and the path selector.
+ */
 static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
-	const struct smartt_hdr *h = smartt_hdr_of(skb);
-	const struct smartt_ack_ext *a = (const void *)(h + 1);
+	const struct smartt_pds_ack_cc *a = smartt_pds_of(skb);
+	const struct smartt_pds_nack *n = smartt_pds_of(skb);
+	bool nack = smartt_type_of(skb) == SMARTT_PDS_NACK;
+	u8 flags = smartt_pds_flags(a->ack.prologue);
+	u64 rcv_nxt, psn = 0, base = 0, map = 0, highest = 0, now, acked = 0;
+	u64 raw = 0, rtt = 0;
 	struct net *net = sock_net(sk);
-	u64 cum, psn, echo, highest = 0, now, acked = 0, rtt = 0, frtt;
-	u32 nacked_len, rules = 0;
+	enum smartt_path_ack kind = SMARTT_PATH_ACK;
+	bool probe = false, have_psn = true, have_ev = false, progress;
+	u32 nacked_len, rules = 0, ev = 0, ooo = 0;
+	u16 opaque = 0, service = SMARTT_NSCC_SERVICE_TIME_MAX;
 	struct smartt_cc_sample cs;
 	struct smartt_peer *peer;
-	bool progress;
 
-	peer = smartt_peer_of(sk, skb);
+	peer = smartt_ctl_peer(sk, skb, true, ntohs(nack ? n->spdcid : a->ack.spdcid), false);
 	if (!peer)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_PEER, false);
-	/* Nothing was ever sent to it: no window to acknowledge. */
-	if (!peer->win)
+		return 0;
+	if (nack) {
+		switch (n->nack_code) {
+		case SMARTT_NACK_TRIMMED:
+			kind = SMARTT_PATH_NACK;
+			break;
+		case SMARTT_NACK_TRIMMED_LASTHOP:
+			kind = SMARTT_PATH_NACK_LASTHOP;
+			break;
+		case SMARTT_NACK_EXP_NORMAL:
+			if (n->vendor_code == SMARTT_NACK_VENDOR_CRP_SPEC_DROP) {
+				kind = SMARTT_PATH_NACK_SPEC;
+				break;
+			}
+			fallthrough;
+		default:
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_FIELD, true);
+		}
+		if (!smartt_ack_rcv_nxt(peer, ntohl(n->payload), &rcv_nxt))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
+		psn = smartt_psn_extend(ntohl(n->nack_psn), peer->snd_una);
+	} else {
+		if (!smartt_ack_rcv_nxt(peer, ntohl(a->ack.cack_psn) + 1, &rcv_nxt))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
+		probe = flags & SMARTT_PDS_ACK_F_P;
+		if (probe) {
+			opaque = ntohs(a->ack.ack_psn_offset);
+			have_psn = false;
+		} else {
+			psn = rcv_nxt - 1 + (s16)ntohs(a->ack.ack_psn_offset);
+		}
+		base = rcv_nxt - 1 + (s16)ntohs(a->sack_psn_offset);
+		map = smartt_ack_sack(a);
+		service = ntohs(a->nscc.service_time);
+		ooo = ntohs(a->nscc.ooo_count);
+	}
+	if (have_psn && psn >= peer->snd_nxt)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
-	if (ntohl(a->x.epoch) != peer->tx_epoch)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
-	cum = be64_to_cpu(a->cum_psn);
-	psn = be64_to_cpu(h->psn);
-	if (cum > peer->snd_nxt || psn >= peer->snd_nxt)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
-	smartt_stat_inc(net, h->type == SMARTT_PKT_NACK ? SMARTT_STAT_RX_NACKS :
-			SMARTT_STAT_RX_ACKS);
+	if (!peer->tx_est) {
+		peer->tx_est = true;
+		peer->tx_rpdcid = ntohs(nack ? n->spdcid : a->ack.spdcid);
+	}
+	smartt_stat_inc(net, nack ? SMARTT_STAT_RX_NACKS : SMARTT_STAT_RX_ACKS);
 
 	now = ktime_get_ns();
 	smartt_peer_touch(sk, peer, now);
-	echo = be64_to_cpu(a->echo_tx_time);
-	if (echo && echo <= now) {
-		rtt = now - echo;
-		smartt_rtt_sample(peer, rtt);
-	}
+	if (have_psn && psn + SMARTT_WIN > peer->snd_una) {
+		have_ev = peer->win[psn % SMARTT_WIN].psn == psn;
+		ev = peer->win[psn % SMARTT_WIN].entropy;
+		if (!nack)
+			smartt_ack_rtt(peer, psn, flags & SMARTT_PDS_ACK_F_RETX, service, now,
+				       &raw, &rtt);
+	} else if (probe && peer->rel.probe_sent && opaque == peer->rel.probe_opaque &&
+		   now > peer->rel.probe_sent) {
+		u64 svc = (u64)service * SMARTT_NSCC_SERVICE_TIME_NS;
 
-	progress = smartt_rel_acked(sk, peer, a, &acked, &highest);
-	nacked_len = smartt_rel_losses(sk, peer, h->type == SMARTT_PKT_NACK ? psn : U64_MAX,
-				       highest, now);
-	if (nacked_len && (ntohs(h->flags) & SMARTT_F_CRP_SPEC_DROP))
+		have_ev = true;
+		ev = peer->rel.probe_entropy;
+		raw = now - peer->rel.probe_sent;
+		if (service < SMARTT_NSCC_SERVICE_TIME_MAX && raw > svc)
+			rtt = raw - svc;
+	}
+	if (raw)
+		smartt_rtt_sample(peer, raw);
+
+	progress = smartt_rel_acked(sk, peer, rcv_nxt, base, map, &acked, &highest);
+	nacked_len = smartt_rel_losses(sk, peer, nack ? psn : U64_MAX, highest, now);
+	if (nacked_len && kind == SMARTT_PATH_NACK_SPEC)
 		smartt_crp_spec_drop(sk, peer, psn);
-	smartt_rel_on_ack(sk, peer, h, a, highest, rtt, progress, now);
+	smartt_rel_on_ack(sk, peer, probe, opaque, ooo, highest, raw, progress, now);
 	if (progress) {
 		peer->last_progress = now;
 		peer->rto_at = 0;
 	}
 	/* A probe's answer acknowledges no data of its own (STrack Alg. 2). */
-	if ((acked || nacked_len) && h->type != SMARTT_PKT_PROBE_ACK) {
-		/* The core wants the fabric's RTT; the host's when unstamped. */
-		frtt = smartt_fabric_rtt(h);
+	if ((acked || nacked_len) && !probe) {
 		cs.now = now;
-		cs.rtt = min_t(u64, frtt ? frtt : rtt, U32_MAX);
+		cs.rtt = min_t(u64, rtt ? rtt : raw, U32_MAX);
 		cs.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX);
 		cs.in_flight = peer->in_flight;
-		cs.ecn = !!(ntohs(h->flags) & SMARTT_F_ECN_ECHO);
+		cs.ecn = !!(flags & SMARTT_PDS_ACK_F_M);
 		cs.nack = !!nacked_len;
 		rules = smartt_cc_ack(sk, peer, &cs);
 	}
-	smartt_path_on_ack(sk, peer, h, ntohl(a->ack_entropy), rules, now);
+	if (have_ev)
+		smartt_path_on_ack(sk, peer, kind, flags & SMARTT_PDS_ACK_F_M, ev, rules, now);
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;
@@ -571,50 +817,48 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
+/* An error (PDS ACK + SES response) about one of our messages. */
+static int smartt_rcv_error(struct sock *sk, struct sk_buff *skb)
 {
-	const struct smartt_hdr *h = smartt_hdr_of(skb);
-	const struct smartt_ctrl_ext *c = (const void *)(h + 1);
+	const struct smartt_err_hdr *e = smartt_pds_of(skb);
 	struct net *net = sock_net(sk);
 	struct smartt_peer *peer;
-	u32 code = ntohl(c->code);
 	enum smartt_stat why;
 	int err;
 
-	peer = smartt_peer_of(sk, skb);
+	peer = smartt_ctl_peer(sk, skb, true, ntohs(e->ack.spdcid), true);
 	if (!peer)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_PEER, false);
-	if (ntohl(c->x.epoch) != peer->tx_epoch)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
-	switch (code) {
-	case SMARTT_ERR_PORT_UNREACH:
+		return 0;
+	switch (e->rsp.ver_rc & SMARTT_SES_RSP_RC_MASK) {
+	case SMARTT_SES_RC_BAD_PID:
 		err = -ECONNREFUSED;
 		why = SMARTT_STAT_ERR_CONNREFUSED;
 		break;
-	case SMARTT_ERR_MSG_SIZE:
+	case SMARTT_SES_RC_UNSUPPORTED_SIZE:
+	case SMARTT_SES_RC_TOO_LONG:
 		err = -EMSGSIZE;
 		why = SMARTT_STAT_ERR_MSGSIZE;
 		break;
-	case SMARTT_ERR_EXPIRED:
+	case SMARTT_SES_RC_CANCELLED:
 		err = -ETIMEDOUT;
 		why = SMARTT_STAT_ERR_TIMEDOUT;
 		break;
-	case SMARTT_ERR_NOBUFS:
+	case SMARTT_SES_RC_DROPPED:
 		err = -ENOBUFS;
 		why = SMARTT_STAT_ERR_NOBUFS;
 		break;
 	default:
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_FIELD, true);
 	}
 	/*
-	 * The peer's socket is gone: every message fails, with a new epoch.
-	 * The other errors are about one message: it alone fails, if it is
-	 * still being sent.
+	 * The peer's socket is gone: every message fails, with a new sequence
+	 * space (a new PDC).  The other errors are about one message: it
+	 * alone fails, if it is still being sent.
 	 */
-	if (code == SMARTT_ERR_PORT_UNREACH) {
+	if (err == -ECONNREFUSED) {
 		if (!list_empty(&peer->tx_msgs))
 			smartt_peer_fail(sk, peer, err);
-	} else if (!smartt_msg_fail(sk, peer, be64_to_cpu(c->msg_id), err)) {
+	} else if (!smartt_msg_fail(sk, peer, ntohs(e->rsp.msg_id), err)) {
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_CTRL_STALE, false);
 	}
 	smartt_stat_inc(net, why);
@@ -625,43 +869,137 @@ static int smartt_rcv_ctrl(struct sock *sk, struct sk_buff *skb)
 
 /**
  * smartt_rcv() - handle a validated packet for a socket
- * @sk: the socket bound to the destination port (locked or owned)
+ * @sk: the socket it is for (locked or owned)
  * @skb: the packet, data at the UDP header, headers validated and linear,
- *	&struct smartt_skb_cb filled by smartt_encap_rcv()
+ *	trailer removed, &struct smartt_skb_cb filled by smartt_encap_rcv()
  */
 void smartt_rcv(struct sock *sk, struct sk_buff *skb)
 {
+	const struct smartt_pds_ctrl *c;
+	struct smartt_peer *peer;
+
 	if (smartt_sk(sk)->closing) {
 		smartt_drop(sock_net(sk), skb, SMARTT_STAT_DROP_CLOSED, false);
 		return;
 	}
-	switch (smartt_hdr_of(skb)->type) {
-	case SMARTT_PKT_DATA:
+	if (SMARTT_SKB_CB(skb)->crp) {
+		smartt_crp_rcv(sk, skb);
+		return;
+	}
+	switch (smartt_type_of(skb)) {
+	case SMARTT_PDS_RUD_REQ:
 		smartt_rcv_data(sk, skb);
 		break;
-	case SMARTT_PKT_ACK:
-	case SMARTT_PKT_NACK:
-	case SMARTT_PKT_PROBE_ACK:
+	case SMARTT_PDS_ACK_CC:
+	case SMARTT_PDS_NACK:
 		smartt_rcv_ack(sk, skb);
 		break;
-	case SMARTT_PKT_PROBE:
-		smartt_rcv_probe(sk, skb);
-		break;
-	case SMARTT_PKT_CRP_REQ:
-	case SMARTT_PKT_CRP_GRANT:
-	case SMARTT_PKT_CRP_RETRY:
-		smartt_crp_rcv(sk, skb);
+	case SMARTT_PDS_ACK:
+		smartt_rcv_error(sk, skb);
 		break;
 	default:
-		smartt_rcv_ctrl(sk, skb);
+		c = smartt_pds_of(skb);
+		peer = smartt_ctl_peer(sk, skb, false, ntohs(c->spdcid), false);
+		if (peer)
+			smartt_rcv_probe(sk, peer, skb);
 		break;
 	}
 }
 
+/*
+ * PDS header bytes of a packet type smartt receives (with its next header
+ * or CTRL type), 0 for any other.
+ */
+static u32 smartt_pds_need(u8 type, u8 nh)
+{
+	switch (type) {
+	case SMARTT_PDS_RUD_REQ:
+		return nh == SMARTT_PDS_NH_REQ_STD ? SMARTT_DATA_HLEN : 0;
+	case SMARTT_PDS_ACK_CC:
+		return nh == SMARTT_PDS_NH_NONE ? SMARTT_ACK_LEN : 0;
+	case SMARTT_PDS_ACK:
+		return nh == SMARTT_PDS_NH_RSP ? SMARTT_ERR_LEN : 0;
+	case SMARTT_PDS_NACK:
+		return nh == SMARTT_PDS_NH_NONE ? SMARTT_NACK_LEN : 0;
+	case SMARTT_PDS_CTRL:
+		return nh == SMARTT_PDS_CTL_PROBE ? SMARTT_CTRL_LEN : 0;
+	}
+	return 0;
+}
+
+/* The checks of an ACK_CC, NACK, error or CTRL that need no state. */
+static enum smartt_stat smartt_ctl_valid(const struct sk_buff *skb, u8 type)
+{
+	const struct smartt_pds_ack_cc *a = smartt_pds_of(skb);
+	const struct smartt_pds_nack *n = smartt_pds_of(skb);
+	const struct smartt_err_hdr *e = smartt_pds_of(skb);
+	const struct smartt_pds_ctrl *c = smartt_pds_of(skb);
+	u8 flags = smartt_pds_flags(a->ack.prologue);
+
+	switch (type) {
+	case SMARTT_PDS_ACK_CC:
+		if ((a->cc_type_flags & SMARTT_PDS_CC_TYPE_MASK) >> SMARTT_PDS_CC_TYPE_SHIFT !=
+		    SMARTT_PDS_CC_NSCC || (flags & SMARTT_PDS_ACK_F_REQ_MASK))
+			return SMARTT_STAT_DROP_FIELD;
+		break;
+	case SMARTT_PDS_NACK:
+		if (flags & SMARTT_PDS_NACK_F_NT || !n->spdcid)
+			return SMARTT_STAT_DROP_FIELD;
+		break;
+	case SMARTT_PDS_ACK:
+		if ((e->rsp.list_opcode & SMARTT_SES_RSP_OPCODE_MASK) != SMARTT_SES_RSP_RESPONSE ||
+		    (e->rsp.ver_rc & SMARTT_SES_VER_MASK))
+			return SMARTT_STAT_DROP_FIELD;
+		break;
+	default:
+		if (flags & (SMARTT_PDS_CTRL_F_SYN | SMARTT_PDS_CTRL_F_ISROD) || !c->spdcid)
+			return SMARTT_STAT_DROP_FIELD;
+		break;
+	}
+	return 0;
+}
+
+/* What the IP DSCP of a received packet says of it (&enum smartt_trim). */
+static u8 smartt_trim_of(struct net *net, u8 dscp)
+{
+	if (dscp == smartt_dscp(net, SMARTT_DSCP_C_TRIMMED))
+		return SMARTT_TRIM_TRIMMED;
+	if (dscp == smartt_dscp(net, SMARTT_DSCP_C_TRIMMED_LASTHOP))
+		return SMARTT_TRIM_LASTHOP;
+	if (dscp == smartt_dscp(net, SMARTT_DSCP_C_CRP_SPEC_DROPPED))
+		return SMARTT_TRIM_SPEC_DROPPED;
+	return SMARTT_TRIM_NONE;
+}
+
+/*
+ * The CRC32C trailer of an untrimmed packet: checked and removed.  The skb
+ * is made linear first (the CRC covers it all).  Return: 0 or the reason.
+ */
+static enum smartt_stat smartt_crc_check(struct sk_buff *skb)
+{
+	u32 ulen = skb->len - sizeof(struct udphdr);
+	__be32 want;
+
+	if (skb_linearize(skb))
+		return SMARTT_STAT_DROP_NOMEM;
+	memcpy(&want, skb->data + skb->len - SMARTT_CRC_LEN, sizeof(want));
+	if (be32_to_cpu(want) != smartt_crc(smartt_pds_of(skb), ulen - SMARTT_CRC_LEN))
+		return SMARTT_STAT_DROP_CRC;
+	if (pskb_trim(skb, skb->len - SMARTT_CRC_LEN))
+		return SMARTT_STAT_DROP_NOMEM;
+	return 0;
+}
+
 /**
- * smartt_encap_rcv() - encap_rcv of the UDP encapsulation sockets
+ * smartt_encap_rcv() - encap_rcv of the UDP encapsulation sockets (udp_port)
  * @usk: the UDP socket
- * @skb: the packet, data at the UDP header, checksum verified by UDP
+ * @skb: the packet, data at the UDP header, a non-zero checksum verified by
+ *	UDP
+ *
+ * Every check against the packet's own lengths, the trailer's CRC, the
+ * stateless field checks, then the socket: by PIDonFEP for DATA, by DPDCID
+ * (and the peer's address) for the others.  Each drop is counted by reason;
+ * no state is made for a packet dropped here.
  *
  * Context: softirq.
  * Return: 0: the packet is always consumed.
@@ -669,12 +1007,14 @@ void smartt_rcv(struct sock *sk, struct sk_buff *skb)
 int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 {
 	struct net *net = sock_net(usk);
-	const struct smartt_xhdr *x;
-	const struct smartt_hdr *h;
+	union smartt_addr paddr;
 	struct smartt_skb_cb *cb;
-	u32 need, hlen;
+	enum smartt_stat why;
+	u8 type, dscp;
 	struct sock *sk;
-	u16 family;
+	u16 family, pfam;
+	__be16 pro;
+	u32 need;
 
 	smartt_stat_inc(net, SMARTT_STAT_RX_PKTS);
 	smartt_stat_add(net, SMARTT_STAT_RX_BYTES, skb->len);
@@ -685,80 +1025,72 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 	 */
 	if (smartt_skb_not_unicast(skb))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_NOT_UNICAST, false);
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + SMARTT_HDR_LEN))
-		goto short_pkt;
-	h = smartt_hdr_of(skb);
-	if (h->magic != htons(SMARTT_MAGIC))
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_MAGIC, true);
-	if (h->version != SMARTT_WIRE_VERSION)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_VERSION, true);
-	switch (h->type) {
-	case SMARTT_PKT_DATA:
-		need = SMARTT_DATA_HLEN;
-		break;
-	case SMARTT_PKT_ACK:
-	case SMARTT_PKT_NACK:
-	case SMARTT_PKT_PROBE_ACK:
-		need = SMARTT_ACK_HLEN;
-		break;
-	case SMARTT_PKT_PROBE:
-		need = SMARTT_PROBE_HLEN;
-		break;
-	case SMARTT_PKT_CTRL:
-		need = SMARTT_CTRL_HLEN;
-		break;
-	case SMARTT_PKT_CRP_REQ:
-	case SMARTT_PKT_CRP_GRANT:
-	case SMARTT_PKT_CRP_RETRY:
-		need = SMARTT_CRP_HLEN;
-		break;
-	default:
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
-	}
-	hlen = h->hdr_words * 8;
-	if (hlen < need)
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_HLEN, true);
-	if (!pskb_may_pull(skb, sizeof(struct udphdr) + hlen))
-		goto short_pkt;
-	h = smartt_hdr_of(skb);
-	x = (const struct smartt_xhdr *)(h + 1);
-	if (h->type == SMARTT_PKT_DATA) {
-		enum smartt_stat why = smartt_data_valid(skb);
-
-		if (why)
-			return smartt_drop(net, skb, why, true);
-	} else if (h->type == SMARTT_PKT_PROBE && !x->epoch) {
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_EPOCH, true);
-	} else if (h->type >= SMARTT_PKT_CRP_REQ) {
-		int why = smartt_crp_valid(skb);
-
-		if (why)
-			return smartt_drop(net, skb, why, true);
-	}
-
 	cb = SMARTT_SKB_CB(skb);
 	memset(cb, 0, sizeof(*cb));
+	cb->rx_ns = ktime_get_ns();
+	cb->usport = udp_hdr(skb)->source;
 	if (ip_hdr(skb)->version == 4) {
 		family = AF_INET;
 		cb->saddr.v4 = ip_hdr(skb)->saddr;
-		cb->ce = INET_ECN_is_ce(ip_hdr(skb)->tos);
+		dscp = ipv4_get_dsfield(ip_hdr(skb));
 	} else {
 		family = AF_INET6;
 		cb->saddr.v6 = ipv6_hdr(skb)->saddr;
-		cb->ce = INET_ECN_is_ce(ipv6_get_dsfield(ipv6_hdr(skb)));
+		dscp = ipv6_get_dsfield(ipv6_hdr(skb));
+		cb->flow = ntohl(ip6_flowlabel(ipv6_hdr(skb)));
 	}
 	cb->family = family;
-	cb->sport = ntohs(x->sport);
+	cb->ce = INET_ECN_is_ce(dscp);
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + sizeof(pro)))
+		goto short_pkt;
+	pro = *(const __be16 *)smartt_pds_of(skb);
+	type = smartt_pds_type(pro);
+	need = smartt_pds_need(type, smartt_pds_nh(pro));
+	if (!need)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_TYPE, true);
+	/* Only DATA is trimmed; its trailer is gone with its payload. */
+	if (type == SMARTT_PDS_RUD_REQ)
+		cb->trim = smartt_trim_of(net, dscp >> 2);
+	if (skb->len < sizeof(struct udphdr) + need + (cb->trim ? 0 : SMARTT_CRC_LEN))
+		goto short_pkt;
+	if (!cb->trim) {
+		why = smartt_crc_check(skb);
+		if (why)
+			return smartt_drop(net, skb, why, why == SMARTT_STAT_DROP_CRC);
+	}
+	if (!pskb_may_pull(skb, sizeof(struct udphdr) + need))
+		goto short_pkt;
+	why = type == SMARTT_PDS_RUD_REQ ? smartt_data_valid(skb, cb->trim) :
+					   smartt_ctl_valid(skb, type);
+	if (why)
+		return smartt_drop(net, skb, why, true);
 
-	sk = smartt_lookup(net, ntohs(x->dport));
-	if (!sk || sk->sk_family != family) {
-		if (sk)
+	if (type == SMARTT_PDS_RUD_REQ) {
+		const struct smartt_data_hdr *d = smartt_pds_of(skb);
+
+		if (smartt_ses_job(&d->ses) != READ_ONCE(smartt_net(net)->job_id))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_JOB, false);
+		cb->sport = ntohl(d->ses.initiator);
+		sk = smartt_lookup(net, smartt_ses_pid(&d->ses));
+		if (!sk || sk->sk_family != family) {
+			if (sk)
+				sock_put(sk);
+			smartt_send_error(net, usk, skb, d, SMARTT_SES_RC_BAD_PID);
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_NO_SOCKET, false);
+		}
+	} else {
+		/* DPDCID: bytes 10-11 of ACK, ACK_CC, NACK and CTRL alike */
+		const struct smartt_pds_ack *a = smartt_pds_of(skb);
+
+		cb->lpdcid = ntohs(a->dpdcid);
+		sk = smartt_pdc_find(net, cb->lpdcid, &pfam, &paddr);
+		if (!sk)
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+		if (pfam != family || (family == AF_INET ? paddr.v4 != cb->saddr.v4 :
+				       !ipv6_addr_equal(&paddr.v6, &cb->saddr.v6))) {
 			sock_put(sk);
-		if (h->type == SMARTT_PKT_DATA)
-			smartt_send_error(net, usk, skb, (const struct smartt_data_ext *)x,
-					  SMARTT_ERR_PORT_UNREACH);
-		smartt_drop(net, skb, SMARTT_STAT_DROP_NO_SOCKET, false);
-		return 0;
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_SRC, false);
+		}
 	}
 	bh_lock_sock(sk);
 	if (!sock_owned_by_user(sk)) {

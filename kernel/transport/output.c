@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * smartt transport: the sending side.  Routes and the UDP encapsulation,
- * segmentation of messages into DATA packets under the window, ACK, NACK
- * and error packets.  The timers are in timer.c, the RTT estimator with the
- * congestion control in cc.c.
+ * smartt transport: the sending side.  Routes and the UDP encapsulation
+ * (UDP checksum 0, the CRC32C trailer, the DSCP of each packet class),
+ * segmentation of messages into DATA packets (PDS RUD_REQ + SES standard
+ * request) under the window, ACK_CC, NACK and error packets (PDS ACK + SES
+ * response).  The timers are in timer.c, the RTT estimator with the
+ * congestion control in cc.c.  Documentation/protocol.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/crc32c.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -26,14 +29,29 @@
 
 static u32 smartt_mss(u32 mtu, u32 iph)
 {
-	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_DATA_HLEN;
+	u32 hdr = iph + sizeof(struct udphdr) + SMARTT_DATA_HLEN + SMARTT_CRC_LEN;
 
 	if (mtu < hdr + SMARTT_SEG_MIN)
 		return SMARTT_SEG_MIN;
 	return min(mtu - hdr, SMARTT_SEG_MAX);
 }
 
-/* Push the UDP header; the checksum is set up by udp(6)_set_csum(). */
+/**
+ * smartt_crc() - the CRC32C of a UET packet's trailer
+ * @buf: the UDP payload, from the first PDS byte
+ * @len: its bytes before the trailer
+ *
+ * CRC-32C (Castagnoli): initial value and final XOR all ones, as iSCSI and
+ * SCTP; the trailer carries it big endian.
+ *
+ * Return: the CRC.
+ */
+u32 smartt_crc(const void *buf, unsigned int len)
+{
+	return ~crc32c(~0U, buf, len);
+}
+
+/* Push the UDP header, checksum 0 (UET). */
 static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
 {
 	struct udphdr *uh;
@@ -55,22 +73,34 @@ static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
  * @cache: route cache of the peer, or NULL
  * @saddr: source address (any: from the route)
  * @daddr: destination address
- * @skb: the smartt headers and payload; consumed
- * @entropy: path entropy (UDP source port, IPv6 flow label)
- * @ect: mark the packet ECT(0)
+ * @skb: the headers and payload, linear; consumed
+ * @o: entropy, ports, DSCP, ECN, trailer and departure time
+ *
+ * The UDP checksum is 0, IPv4 and IPv6 (UET); the CRC32C trailer covers
+ * the UDP payload before it.
  *
  * Return: 0 or a negative errno (counted tx_fail).
  */
 int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		struct dst_cache *cache, const union smartt_addr *saddr,
 		const union smartt_addr *daddr, struct sk_buff *skb,
-		u32 entropy, bool ect)
+		const struct smartt_tx_opts *o)
 {
 	struct smartt_net *sn = smartt_net(net);
-	__be16 sport = smartt_path_sport(net, entropy);
-	__be16 dport = htons(smartt_udp_port);
-	unsigned int len = skb->len;
+	__be16 sport = o->usport ? o->usport : smartt_path_sport(net, o->entropy);
+	__be16 dport = o->dport ? o->dport : htons(smartt_udp_port);
+	u8 tos = (o->dscp << 2) | (o->ect ? INET_ECN_ECT_0 : 0);
+	unsigned int len;
 	int err = 0;
+
+	if (o->crc) {
+		__be32 crc = cpu_to_be32(smartt_crc(skb->data, skb->len));
+
+		skb_put_data(skb, &crc, sizeof(crc));
+	}
+	if (o->tstamp)
+		skb_set_delivery_time(skb, ns_to_ktime(o->tstamp), true);
+	len = skb->len;
 
 	if (!usk) {
 		struct socket *sock = family == AF_INET ? READ_ONCE(sn->udp4) :
@@ -111,10 +141,10 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		/* udp_tunnel_xmit_skb(), without udp_tunnel.ko (proto.c) */
 		smartt_udp_push(skb, sport, dport);
 		memset(&IPCB(skb)->opt, 0, sizeof(IPCB(skb)->opt));
-		udp_set_csum(false, skb, src, daddr->v4, skb->len);
-		iptunnel_xmit(usk, rt, skb, src, daddr->v4, IPPROTO_UDP,
-			      ect ? INET_ECN_ECT_0 : 0, ip4_dst_hoplimit(&rt->dst),
-			      0, false);
+		skb->ip_summed = CHECKSUM_NONE;
+		udp_set_csum(true, skb, src, daddr->v4, skb->len);
+		iptunnel_xmit(usk, rt, skb, src, daddr->v4, IPPROTO_UDP, tos,
+			      ip4_dst_hoplimit(&rt->dst), 0, false);
 	} else {
 		struct in6_addr src = saddr->v6, dst6 = daddr->v6;
 		struct dst_entry *dst = NULL;
@@ -143,12 +173,12 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		/* udp_tunnel6_xmit_skb(), without ip6_udp_tunnel.ko */
 		smartt_udp_push(skb, sport, dport);
 		skb_dst_set(skb, dst);
-		udp6_set_csum(false, skb, &src, &dst6, skb->len);
+		skb->ip_summed = CHECKSUM_NONE;
+		udp6_set_csum(true, skb, &src, &dst6, skb->len);
 		__skb_push(skb, sizeof(*ip6h));
 		skb_reset_network_header(skb);
 		ip6h = ipv6_hdr(skb);
-		ip6_flow_hdr(ip6h, ect ? INET_ECN_ECT_0 : 0,
-			     htonl(entropy) & IPV6_FLOWLABEL_MASK);
+		ip6_flow_hdr(ip6h, tos, htonl(o->entropy) & IPV6_FLOWLABEL_MASK);
 		ip6h->payload_len = htons(skb->len - sizeof(*ip6h));
 		ip6h->nexthdr = IPPROTO_UDP;
 		ip6h->hop_limit = ip6_dst_hoplimit(dst);
@@ -234,9 +264,9 @@ out:
 }
 
 /**
- * smartt_build_hdr() - append the common header and a zeroed extension
+ * smartt_build_hdr() - append the CRP common header and a zeroed extension
  * @skb: the packet being built
- * @type: &enum smartt_pkt_type
+ * @type: &enum smartt_pkt_type (the CRP packets)
  * @hlen: bytes of smartt headers (common header and extension)
  * @entropy: path entropy
  * @psn: the PSN field
@@ -260,60 +290,95 @@ struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 }
 
 /*
- * @crp: the %SMARTT_F_CRP_* flag smartt_crp_tx() chose; @tstamp: the
+ * @dscp_class: the DSCP class smartt_crp_tx() chose; @tstamp: the
  * departure time it chose (0: now), an EDT stamp on CLOCK_MONOTONIC.
  */
 static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
-			    bool rtx, u64 now, u16 crp, u64 tstamp)
+			    bool rtx, u8 dscp_class, u64 tstamp)
 {
 	struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 	struct smartt_tx_msg *m = s->msg;
-	struct smartt_data_ext *x;
-	struct smartt_hdr *h;
+	struct net *net = sock_net(sk);
+	struct smartt_tx_opts o = {};
+	struct smartt_data_hdr *d;
 	struct sk_buff *skb;
 	u64 off = (u64)s->seg * peer->mss;
-	u32 ev;
+	u8 flags = 0, sflags = 0;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_DATA_HLEN + s->len, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_DATA_HLEN + s->len + SMARTT_CRC_LEN,
+			GFP_ATOMIC);
 	if (!skb) {
 		/* The segment stays in flight: the RTO sends it again. */
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
 		return;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
 	/* Every transmission, retransmissions too, asks the selector. */
-	ev = smartt_path_next(sk, peer, psn, s->len, rtx);
-	s->entropy = ev;
-	h = smartt_build_hdr(skb, SMARTT_PKT_DATA, SMARTT_DATA_HLEN, ev, psn, s->len);
-	h->flags = htons((rtx ? SMARTT_F_RTX : 0) | crp |
-			 smartt_rel_data_flags(sk, peer, psn, rtx));
-	x = (struct smartt_data_ext *)(h + 1);
-	x->x.sport = htons(smartt_sk(sk)->port);
-	x->x.dport = htons(peer->port);
-	x->x.epoch = htonl(peer->tx_epoch);
-	x->msg_id = cpu_to_be64(m->id);
-	x->msg_len = cpu_to_be64(m->len);
-	x->offset = cpu_to_be64(off);
-	x->seg_size = htonl(peer->mss);
-	x->snd_una = cpu_to_be64(peer->snd_una);
-	x->tx_time = cpu_to_be64(now);
-	skb_put_data(skb, m->data + off, s->len);
-	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_DATA);
+	o.entropy = smartt_path_next(sk, peer, psn, s->len, rtx);
+	s->entropy = o.entropy;
 	if (rtx)
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RETRANSMITS);
-	if (tstamp)
-		skb_set_delivery_time(skb, ns_to_ktime(tstamp), true);
-	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, ev, true);
+		flags |= SMARTT_PDS_REQ_F_RETX;
+	if (smartt_rel_data_ar(sk, peer, psn, rtx))
+		flags |= SMARTT_PDS_REQ_F_AR;
+	if (!peer->tx_est)
+		flags |= SMARTT_PDS_REQ_F_SYN;
+	d = skb_put_zero(skb, SMARTT_DATA_HLEN);
+	d->pds.prologue = smartt_pds_prologue(SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_STD,
+					      flags);
+	/* snd_una <= psn < snd_una + SMARTT_WIN: both offsets fit */
+	d->pds.clear_psn_offset = htons((u16)(s16)(peer->snd_una - psn));
+	d->pds.psn = htonl((u32)psn);
+	d->pds.spdcid = htons(peer->tx_lpdcid);
+	/* SYN: pdc_info 0, start PSN = psn - psn_offset = snd_una */
+	d->pds.dpdcid = htons(peer->tx_est ? peer->tx_rpdcid :
+			      (u16)(psn - peer->snd_una) & SMARTT_PDS_PSN_OFFSET_MASK);
+	if (!s->seg)
+		sflags |= SMARTT_SES_F_SOM;
+	if (s->seg + 1 >= m->nsegs)
+		sflags |= SMARTT_SES_F_EOM;
+	d->ses.opcode = SMARTT_SES_OPCODE_SEND;
+	d->ses.ver_flags = (SMARTT_SES_VERSION << SMARTT_SES_VER_SHIFT) | sflags;
+	d->ses.msg_id = htons((u16)m->id);
+	d->ses.ri_gen_job = htonl(READ_ONCE(smartt_net(net)->job_id) & SMARTT_SES_JOB_MASK);
+	d->ses.pid_on_fep = htons(peer->port);
+	d->ses.initiator = htonl(smartt_sk(sk)->port);
+	if (s->seg) {
+		/* len <= SMARTT_SEG_MAX < 2^14; off < SMARTT_MSG_MAX_LIMIT < 2^32 */
+		d->ses.hdata_hi = htonl(s->len & SMARTT_SES_PAYLOAD_LEN_MASK);
+		d->ses.hdata_lo = htonl((u32)off);
+	}
+	d->ses.request_length = htonl((u32)m->len);
+	skb_put_data(skb, m->data + off, s->len);
+	smartt_stat_inc(net, SMARTT_STAT_TX_DATA);
+	if (rtx)
+		smartt_stat_inc(net, SMARTT_STAT_RETRANSMITS);
+	o.dscp = smartt_dscp(net, dscp_class);
+	o.ect = true;
+	o.crc = true;
+	o.tstamp = tstamp;
+	smartt_xmit(net, NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, &o);
 }
 
-static struct smartt_tx_msg *smartt_next_msg(struct smartt_peer *peer)
+/*
+ * The oldest message with a segment never sent, if its SES message id
+ * leaves %SMARTT_SES_MSG_MAX_MSGS messages unfinished at most (the 16-bit
+ * ids must stay unique among them).
+ */
+static struct smartt_tx_msg *smartt_next_msg(struct sock *sk, struct smartt_peer *peer)
 {
-	struct smartt_tx_msg *m;
+	struct smartt_tx_msg *first, *m;
 
-	list_for_each_entry(m, &peer->tx_msgs, node)
-		if (m->next_seg < m->nsegs)
-			return m;
+	first = list_first_entry_or_null(&peer->tx_msgs, struct smartt_tx_msg, node);
+	list_for_each_entry(m, &peer->tx_msgs, node) {
+		if (m->next_seg >= m->nsegs)
+			continue;
+		if (m->id - first->id >= SMARTT_SES_MSG_MAX_MSGS) {
+			smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_MSG_ID_WAIT);
+			return NULL;
+		}
+		return m;
+	}
 	return NULL;
 }
 
@@ -326,19 +391,23 @@ static struct smartt_tx_msg *smartt_next_msg(struct smartt_peer *peer)
  * oldest message that has some, while in_flight stays within cwnd (one
  * segment always goes when nothing is in flight) and the PSN range within
  * %SMARTT_WIN.  With cc "crp" a packet also waits while its reservation
- * holds it (smartt_crp_tx()).  Arms the retransmission timer.
+ * holds it (smartt_crp_tx()).  A sequence space that restarted draws its
+ * local PDC id here (none free: nothing goes, the timeout fails the
+ * messages).  Arms the retransmission timer.
  */
 void smartt_push(struct sock *sk, struct smartt_peer *peer)
 {
 	u64 now = ktime_get_ns(), tstamp;
 	struct smartt_tx_msg *m;
 	struct smartt_txseg *s;
-	u16 crp;
+	bool can;
+	u8 crp;
 	u64 psn;
 
 	if (!peer->win)
 		return;
-	for (psn = peer->snd_una; peer->lost && psn < peer->snd_nxt; psn++) {
+	can = peer->tx_lpdcid || !smartt_pdc_add(sock_net(sk), peer, true, 0);
+	for (psn = peer->snd_una; can && peer->lost && psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->state != SMARTT_SEG_LOST)
 			continue;
@@ -348,16 +417,18 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 			continue;
 		s->state = SMARTT_SEG_INFLIGHT;
 		s->sent_ns = now;
+		if (s->tx_count < SMARTT_TXSEG_TX_MAX)
+			s->tx_count++;
 		peer->lost--;
 		peer->in_flight += s->len;
 		peer->retransmits++;
 		smartt_trace_rtx(sk, peer, psn);
-		smartt_send_seg(sk, peer, psn, true, now, crp, tstamp);
+		smartt_send_seg(sk, peer, psn, true, crp, tstamp);
 	}
-	while (!peer->lost && peer->snd_nxt - peer->snd_una < SMARTT_WIN) {
+	while (can && !peer->lost && peer->snd_nxt - peer->snd_una < SMARTT_WIN) {
 		u32 len;
 
-		m = smartt_next_msg(peer);
+		m = smartt_next_msg(sk, peer);
 		if (!m)
 			break;
 		len = min_t(u64, peer->mss, m->len - (u64)m->next_seg * peer->mss);
@@ -373,8 +444,9 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		s->len = len;
 		s->state = SMARTT_SEG_INFLIGHT;
 		s->sent_ns = now;
+		s->tx_count = 1;
 		peer->in_flight += len;
-		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now, crp, tstamp);
+		smartt_send_seg(sk, peer, peer->snd_nxt++, false, crp, tstamp);
 	}
 	if (!list_empty(&peer->tx_msgs) && !peer->rto_at) {
 		peer->rto_at = now + max(peer->rto_ns, smartt_rel_rto_min(sk, peer));
@@ -384,60 +456,127 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 	smartt_rel_sent(sk, peer, now);
 }
 
-/**
- * smartt_send_ack() - answer a DATA packet with an ACK or a NACK
- * @sk: socket (locked)
- * @peer: the sender of the DATA packet
- * @type: %SMARTT_PKT_ACK or %SMARTT_PKT_NACK
- * @dh: the DATA packet's common header
- * @dx: its extension
- * @ce: it carried CE
- */
-void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
-		     const struct smartt_hdr *dh, const struct smartt_data_ext *dx,
-		     bool ce)
+/* The NSCC service_time of a packet that arrived at @rx_ns, answered now. */
+static __be16 smartt_service_time(u64 rx_ns, u64 now)
 {
-	u64 sack[SMARTT_SACK_WORDS] = {};
-	struct smartt_ack_ext *a;
-	struct smartt_hdr *h;
+	u64 t = now > rx_ns ? div_u64(now - rx_ns, SMARTT_NSCC_SERVICE_TIME_NS) : 0;
+
+	return htons(min_t(u64, t, SMARTT_NSCC_SERVICE_TIME_MAX));
+}
+
+/* A control packet (ACK, NACK, error) to a peer, on the entropy of @ai. */
+static void smartt_send_ctl(struct sock *sk, struct smartt_peer *peer, struct sk_buff *skb,
+			    u32 flow, __be16 usport)
+{
+	struct smartt_tx_opts o = {
+		.entropy = flow,
+		.usport = usport,
+		.dscp = smartt_dscp(sock_net(sk), SMARTT_DSCP_C_CONTROL),
+		.crc = true,
+	};
+
+	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, &o);
+}
+
+/**
+ * smartt_send_ack() - answer a DATA packet or a PROBE with an ACK_CC
+ * @sk: socket (locked)
+ * @peer: the sender of the packet
+ * @ai: the packet
+ *
+ * CACK_PSN is rcv_nxt - 1; the 64-bit SACK bitmap starts at rcv_nxt, or
+ * ends at the packet's PSN when that lies beyond its reach; the NSCC state
+ * carries the receiver's turnaround (service_time), the payload bytes
+ * accepted (modulo 2^24) and the out-of-order count.  The ACK travels on
+ * the packet's entropy (UDP source port, IPv6 flow label).
+ */
+void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
+		     const struct smartt_ack_info *ai)
+{
+	u64 cack = peer->rcv_nxt - 1, base = peer->rcv_nxt, map = 0;
+	struct smartt_pds_ack_cc *a;
 	struct sk_buff *skb;
 	unsigned int i;
+	u8 flags = 0;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
 		return;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
-	/* The ACK goes back on the entropy of the packet it answers. */
-	h = smartt_build_hdr(skb, type, SMARTT_ACK_HLEN, ntohl(dh->entropy),
-			     be64_to_cpu(dh->psn), 0);
-	if (ce)
-		h->flags = htons(SMARTT_F_ECN_ECHO);
-	if (type == SMARTT_PKT_NACK)
-		h->flags |= dh->flags & htons(SMARTT_F_TRIM_LAST_HOP | SMARTT_F_CRP_SPEC_DROP);
-	h->echo_tx_ts_ns = dh->tx_ts_ns;
-	h->echo_rx_ts_ns = dh->rx_ts_ns;
-	a = (struct smartt_ack_ext *)(h + 1);
-	a->x.sport = htons(smartt_sk(sk)->port);
-	a->x.dport = htons(peer->port);
-	a->x.epoch = htonl(peer->rx_epoch);
-	a->ack_entropy = dh->entropy;
-	a->ooo = htonl(bitmap_weight(peer->rx_bitmap, SMARTT_WIN));
-	a->cum_psn = cpu_to_be64(peer->rcv_nxt);
-	a->rcv_bytes = cpu_to_be64(peer->rcv_bytes);
-	a->echo_tx_time = dx->tx_time;
-	/* Bit i: PSN rcv_nxt + 1 + i; the bitmap reaches rcv_nxt + WIN - 1. */
-	for (i = 0; i + 1 < SMARTT_WIN; i++)
-		if (test_bit((peer->rcv_nxt + 1 + i) % SMARTT_WIN, peer->rx_bitmap))
-			sack[i / 64] |= 1ULL << (i % 64);
-	for (i = 0; i < SMARTT_SACK_WORDS; i++)
-		a->sack[i] = cpu_to_be64(sack[i]);
-	smartt_stat_inc(sock_net(sk), type == SMARTT_PKT_NACK ? SMARTT_STAT_TX_NACKS :
-			SMARTT_STAT_TX_ACKS);
+	if (ai->ce)
+		flags |= SMARTT_PDS_ACK_F_M;
+	if (ai->retx)
+		flags |= SMARTT_PDS_ACK_F_RETX;
+	if (ai->probe)
+		flags |= SMARTT_PDS_ACK_F_P;
+	if (!ai->probe && ai->psn >= base + SMARTT_SACK_BITS)
+		base = ai->psn - SMARTT_SACK_BITS + 1;
+	for (i = 0; i < SMARTT_SACK_BITS && base + i < peer->rcv_nxt + SMARTT_WIN; i++)
+		if (test_bit((base + i) % SMARTT_WIN, peer->rx_bitmap))
+			map |= 1ULL << i;
+	a = skb_put_zero(skb, SMARTT_ACK_LEN);
+	a->ack.prologue = smartt_pds_prologue(SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, flags);
+	/* the packet is within SMARTT_WIN of rcv_nxt: the offset fits */
+	a->ack.ack_psn_offset = ai->probe ? htons(ai->opaque) :
+				htons((u16)(s16)(ai->psn - cack));
+	a->ack.cack_psn = htonl((u32)cack);
+	a->ack.spdcid = htons(peer->rx_lpdcid);
+	a->ack.dpdcid = htons(peer->rx_rpdcid);
+	a->cc_type_flags = SMARTT_PDS_CC_NSCC << SMARTT_PDS_CC_TYPE_SHIFT;
+	a->mpr = min_t(u32, SMARTT_WIN, U8_MAX);
+	a->sack_psn_offset = htons((u16)(s16)(base - cack));
+	smartt_ack_set_sack(a, map);
+	a->nscc.service_time = smartt_service_time(ai->rx_ns, ktime_get_ns());
+	smartt_nscc_set_rcvd_bytes(&a->nscc, peer->rcv_bytes & SMARTT_NSCC_RCVD_BYTES_MASK);
+	a->nscc.ooo_count = htons(min_t(u32, bitmap_weight(peer->rx_bitmap, SMARTT_WIN),
+					U16_MAX));
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_ACKS);
 	smartt_rel_ack_sent(peer);
-	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, ntohl(dh->entropy), false);
+	smartt_send_ctl(sk, peer, skb, ai->flow, ai->usport);
+}
+
+/**
+ * smartt_send_nack() - answer a DATA packet with a PDS NACK
+ * @sk: socket (locked)
+ * @peer: its sender
+ * @ai: the packet
+ * @code: &enum smartt_nack_code
+ * @vendor: the vendor code (%SMARTT_NACK_VENDOR_CRP_SPEC_DROP with
+ *	%SMARTT_NACK_EXP_NORMAL, else 0)
+ *
+ * The payload is the receiver's next expected PSN (CACK_PSN + 1).
+ */
+void smartt_send_nack(struct sock *sk, struct smartt_peer *peer,
+		      const struct smartt_ack_info *ai, u8 code, u8 vendor)
+{
+	struct smartt_pds_nack *n;
+	struct sk_buff *skb;
+	u8 flags = 0;
+
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_NACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	if (ai->ce)
+		flags |= SMARTT_PDS_NACK_F_M;
+	if (ai->retx)
+		flags |= SMARTT_PDS_NACK_F_RETX;
+	n = skb_put_zero(skb, SMARTT_NACK_LEN);
+	n->prologue = smartt_pds_prologue(SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, flags);
+	n->nack_code = code;
+	n->vendor_code = vendor;
+	n->nack_psn = htonl((u32)ai->psn);
+	n->spdcid = htons(peer->rx_lpdcid);
+	n->dpdcid = htons(peer->rx_rpdcid);
+	n->payload = htonl((u32)peer->rcv_nxt);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_NACKS);
+	smartt_rel_ack_sent(peer);
+	smartt_send_ctl(sk, peer, skb, ai->flow, ai->usport);
 }
 
 /**
@@ -530,55 +669,68 @@ static bool smartt_err_allow(struct net *net)
 }
 
 /*
- * An error packet, counted, if the netns's rate limit allows one: NULL
- * (counted too) if not or without memory.  Addresses are the caller's.
+ * An error packet (PDS ACK + SES response with return code @rc), counted,
+ * if the netns's rate limit allows one: NULL (counted too) if not or
+ * without memory.  The ACK names @psn with CACK_PSN @cack; addresses are
+ * the caller's.
  */
-static struct sk_buff *smartt_error_skb(struct net *net, __be16 sport, __be16 dport,
-					__be32 epoch, u32 code, __be64 msg_id)
+static struct sk_buff *smartt_error_skb(struct net *net, u16 spdcid, u16 dpdcid,
+					u32 cack, u32 psn, __be16 msg_id,
+					__be32 ri_gen_job, u8 rc)
 {
-	struct smartt_ctrl_ext *c;
-	struct smartt_hdr *h;
+	struct smartt_err_hdr *e;
 	struct sk_buff *skb;
 
 	if (!smartt_err_allow(net)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_CTRL_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ERR_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
 		return NULL;
 	}
 	skb_reserve(skb, SMARTT_HEADROOM);
-	h = smartt_build_hdr(skb, SMARTT_PKT_CTRL, SMARTT_CTRL_HLEN, 0, 0, 0);
-	c = (struct smartt_ctrl_ext *)(h + 1);
-	c->x.sport = sport;
-	c->x.dport = dport;
-	c->x.epoch = epoch;
-	c->code = htonl(code);
-	c->msg_id = msg_id;
+	e = skb_put_zero(skb, SMARTT_ERR_LEN);
+	e->ack.prologue = smartt_pds_prologue(SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0);
+	e->ack.ack_psn_offset = htons((u16)(s16)(psn - cack));
+	e->ack.cack_psn = htonl(cack);
+	e->ack.spdcid = htons(spdcid);
+	e->ack.dpdcid = htons(dpdcid);
+	e->rsp.list_opcode = SMARTT_SES_RSP_RESPONSE;
+	e->rsp.ver_rc = rc & SMARTT_SES_RSP_RC_MASK;
+	e->rsp.msg_id = msg_id;
+	e->rsp.ri_gen_job = ri_gen_job;
 	smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS);
 	return skb;
 }
 
 /**
- * smartt_send_error() - answer a DATA packet with an error packet
+ * smartt_send_error() - answer a DATA packet with an error
  * @net: network namespace
  * @usk: the UDP socket that received it, or NULL for the netns's one
  * @in: the DATA packet (IP header intact)
- * @dx: its extension
- * @code: &enum smartt_err_code
+ * @dh: its headers, checked
+ * @rc: the SES return code (&enum smartt_ses_rc)
  *
  * Sent back to the packet's source without any per-peer state (the
- * socket may not exist); only DATA is ever answered, so two hosts never
- * exchange errors about errors.  Packets not addressed to this host alone
- * get no answer; the others at most one per net.smartt.transport_err_ratelimit
- * ms of the netns (bursts of %SMARTT_ERR_BURST), the rest are counted
- * tx_errors_ratelimited.
+ * socket may not exist): SPDCID 0, DPDCID the packet's SPDCID, CACK_PSN
+ * its CLEAR_PSN - 1 (what its sender knows acknowledged already).  Only
+ * DATA is ever answered, so two hosts never exchange errors about errors.
+ * Packets not addressed to this host alone get no answer; the others at
+ * most one per net.smartt.transport_err_ratelimit ms of the netns (bursts
+ * of %SMARTT_ERR_BURST), the rest are counted tx_errors_ratelimited.
  */
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
-		       const struct smartt_data_ext *dx, u32 code)
+		       const struct smartt_data_hdr *dh, u8 rc)
 {
+	u32 psn = ntohl(dh->pds.psn);
+	u32 cack = psn + (s16)ntohs(dh->pds.clear_psn_offset) - 1;
+	struct smartt_tx_opts o = {
+		.entropy = get_random_u32(),
+		.dscp = smartt_dscp(net, SMARTT_DSCP_C_CONTROL),
+		.crc = true,
+	};
 	union smartt_addr src = {}, dst = {};
 	struct sk_buff *skb;
 	u16 family;
@@ -590,11 +742,12 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	 */
 	if (smartt_skb_not_unicast(in))
 		return;
-	skb = smartt_error_skb(net, dx->x.dport, dx->x.sport, dx->x.epoch, code, dx->msg_id);
+	skb = smartt_error_skb(net, 0, ntohs(dh->pds.spdcid), cack, psn, dh->ses.msg_id,
+			       dh->ses.ri_gen_job, rc);
 	if (!skb)
 		return;
 	family = smartt_reply_addrs(in, &src, &dst);
-	smartt_xmit(net, usk, family, NULL, &src, &dst, skb, get_random_u32(), false);
+	smartt_xmit(net, usk, family, NULL, &src, &dst, skb, &o);
 }
 
 /**
@@ -602,21 +755,22 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
  * @sk: socket (locked)
  * @peer: the message's sender
  * @msg_id: the message
- * @code: &enum smartt_err_code
+ * @rc: the SES return code (&enum smartt_ses_rc)
  *
- * The error packet of smartt_send_error(), addressed from the peer's
- * state (for a message freed by the timer, with no packet to answer) and
- * under the same per-netns rate limit.
+ * The error of smartt_send_error(), addressed from the peer's state (for a
+ * message freed by the timer, with no packet to answer) and under the same
+ * per-netns rate limit.
  */
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
-			    u32 code)
+			    u8 rc)
 {
 	struct net *net = sock_net(sk);
+	u32 cack = (u32)(peer->rcv_nxt - 1);
 	struct sk_buff *skb;
 
-	skb = smartt_error_skb(net, htons(smartt_sk(sk)->port), htons(peer->port),
-			       htonl(peer->rx_epoch), code, cpu_to_be64(msg_id));
+	skb = smartt_error_skb(net, peer->rx_lpdcid, peer->rx_rpdcid, cack, cack,
+			       htons((u16)msg_id),
+			       htonl(READ_ONCE(smartt_net(net)->job_id)), rc);
 	if (skb)
-		smartt_xmit(net, NULL, peer->family, &peer->dst_cache, &peer->saddr,
-			    &peer->addr, skb, get_random_u32(), false);
+		smartt_send_ctl(sk, peer, skb, get_random_u32(), 0);
 }

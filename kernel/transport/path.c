@@ -195,31 +195,31 @@ static void smartt_path_fb(struct sock *sk, struct smartt_peer *peer, u64 now,
  * smartt_path_on_ack() - feed the selector an ACK or a NACK
  * @sk: socket (locked)
  * @peer: the peer that sent it
- * @h: its common header
- * @ev: the entropy it echoes (of the DATA packet that triggered it)
+ * @kind: &enum smartt_path_ack: an ACK, or a NACK and what it says
+ * @ecn: the acknowledged packet carried CE (the M flag)
+ * @ev: the entropy the acknowledged packet was sent on (the sender's
+ *	record of its PSN)
  * @cc_rules: what the congestion control did with it (SMARTT_R_*, 0 for
  *	cc "none")
  * @now: time, ns
  *
- * As the UEC reference (reference-semantics.md 2.4, 5.1): an ACK is GOOD,
- * or ECN when it echoes CE; a NACK for a trim at the last hop (the
- * receiver's downlink, %SMARTT_F_TRIM_LAST_HOP) does not blame the path and
- * counts as an ACK; nor does a NACK for a speculative packet a CRP port
- * trimmed after TTW (%SMARTT_F_CRP_SPEC_DROP: it only had to yield); any
- * other NACK is NACK.
+ * As the UEC reference simulator: an ACK is GOOD,
+ * or ECN when it echoes CE; a NACK for a trim at the last hop (NACK code
+ * TRIMMED_LASTHOP) does not blame the path and counts as an ACK; nor does a
+ * NACK for a speculative packet a CRP port trimmed after TTW (it only had
+ * to yield); any other NACK is NACK.
  */
 void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
-			const struct smartt_hdr *h, u32 ev, u32 cc_rules, u64 now)
+			enum smartt_path_ack kind, bool ecn, u32 ev, u32 cc_rules,
+			u64 now)
 {
-	u16 flags = ntohs(h->flags);
 	enum smartt_path_fb fb;
 
-	if (h->type == SMARTT_PKT_NACK &&
-	    !(flags & (SMARTT_F_TRIM_LAST_HOP | SMARTT_F_CRP_SPEC_DROP))) {
+	if (kind == SMARTT_PATH_NACK) {
 		fb = SMARTT_FB_NACK;
 	} else {
-		fb = (flags & SMARTT_F_ECN_ECHO) ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
-		if (h->type == SMARTT_PKT_NACK && (flags & SMARTT_F_TRIM_LAST_HOP))
+		fb = ecn ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
+		if (kind == SMARTT_PATH_NACK_LASTHOP)
 			smartt_stat_inc(sock_net(sk), SMARTT_STAT_PATH_LAST_HOP);
 	}
 	if (cc_rules & SMARTT_R_NOOP) {

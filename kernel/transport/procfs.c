@@ -45,7 +45,7 @@ static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk)
 			   div_u64(p->srtt_ns, NSEC_PER_USEC),
 			   div_u64(p->rttvar_ns, NSEC_PER_USEC),
 			   div_u64(p->rto_ns, NSEC_PER_USEC),
-			   p->snd_una, p->snd_nxt, p->rcv_nxt,
+			   p->snd_una, p->snd_nxt, smartt_rx_psn(p),
 			   smartt_proc_count(&p->tx_msgs), smartt_proc_count(&p->rx_msgs),
 			   p->retransmits, p->rtos, p->rx_charge);
 	}

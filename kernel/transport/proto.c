@@ -23,16 +23,20 @@
 #include "transport/transport.h"
 
 unsigned short smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
+unsigned short smartt_crp_udp_port = SMARTT_CRP_UDP_PORT_DEFAULT;
 
+/* udp_port and crp_udp_port: 1-65535, never equal to each other. */
 static int smartt_udp_port_set(const char *val, const struct kernel_param *kp)
 {
+	unsigned short *other = kp->arg == &smartt_udp_port ? &smartt_crp_udp_port :
+							     &smartt_udp_port;
 	u16 port;
 	int err;
 
 	err = kstrtou16(val, 0, &port);
 	if (err)
 		return err;
-	if (!port)
+	if (!port || port == *other)
 		return -EINVAL;
 	*(unsigned short *)kp->arg = port;
 	return 0;
@@ -44,7 +48,10 @@ static const struct kernel_param_ops smartt_udp_port_ops = {
 };
 
 module_param_cb(udp_port, &smartt_udp_port_ops, &smartt_udp_port, 0444);
-MODULE_PARM_DESC(udp_port, "UDP port of the transport's encapsulation, 1-65535 (default 4793)");
+MODULE_PARM_DESC(udp_port, "UDP port of the transport's UET packets, 1-65535 (default 4793)");
+module_param_cb(crp_udp_port, &smartt_udp_port_ops, &smartt_crp_udp_port, 0444);
+MODULE_PARM_DESC(crp_udp_port,
+		 "UDP port of the CRP control packets, 1-65535, not udp_port (default 4794)");
 
 static unsigned int smartt_net_id __read_mostly;
 
@@ -83,6 +90,156 @@ struct sock *smartt_lookup(struct net *net, u16 port)
 	}
 	rcu_read_unlock();
 	return found;
+}
+
+static struct hlist_head *smartt_pdc_head(struct smartt_net *sn, u16 id, bool tx)
+{
+	u32 b = hash_32(id, SMARTT_PDC_HASH_BITS);
+
+	return tx ? &sn->pdc_tx[b] : &sn->pdc_rx[b];
+}
+
+/* The peer holding local PDC id @id; RCU read side held. */
+static struct smartt_peer *smartt_pdc_lookup(struct smartt_net *sn, u16 id, bool *tx)
+{
+	struct smartt_peer *p;
+
+	hlist_for_each_entry_rcu(p, smartt_pdc_head(sn, id, true), pdc_tx_node) {
+		if (READ_ONCE(p->tx_lpdcid) == id) {
+			*tx = true;
+			return p;
+		}
+	}
+	hlist_for_each_entry_rcu(p, smartt_pdc_head(sn, id, false), pdc_rx_node) {
+		if (READ_ONCE(p->rx_lpdcid) == id) {
+			*tx = false;
+			return p;
+		}
+	}
+	return NULL;
+}
+
+/**
+ * smartt_pdc_add() - give a peer a local PDC id
+ * @net: network namespace
+ * @peer: the peer; its id of the role (@tx: &struct smartt_peer.tx_lpdcid,
+ *	else .rx_lpdcid) is 0
+ * @tx: the sender's id (our sequence space) or the receiver's
+ * @want: the id to take if it is free (0: a random one)
+ *
+ * Ids are non-zero and unique in the netns, both roles together.
+ *
+ * Context: any (BH-safe lock).
+ * Return: 0, or -ENOBUFS when the netns holds %SMARTT_PDC_MAX ids (or no
+ * free id was drawn in %SMARTT_PDC_TRIES tries); counted pdc_exhausted.
+ */
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want)
+{
+	struct smartt_net *sn = smartt_net(net);
+	unsigned int i;
+	bool role;
+	u16 v;
+
+	spin_lock_bh(&sn->pdc_lock);
+	if (sn->npdc >= SMARTT_PDC_MAX)
+		goto full;
+	for (i = 0; i < SMARTT_PDC_TRIES; i++) {
+		v = want && !i ? want : get_random_u16();
+		if (v && !smartt_pdc_lookup(sn, v, &role))
+			goto found;
+	}
+full:
+	spin_unlock_bh(&sn->pdc_lock);
+	smartt_stat_inc(net, SMARTT_STAT_PDC_EXHAUSTED);
+	return -ENOBUFS;
+found:
+	if (tx) {
+		WRITE_ONCE(peer->tx_lpdcid, v);
+		hlist_add_head_rcu(&peer->pdc_tx_node, smartt_pdc_head(sn, v, true));
+	} else {
+		WRITE_ONCE(peer->rx_lpdcid, v);
+		hlist_add_head_rcu(&peer->pdc_rx_node, smartt_pdc_head(sn, v, false));
+	}
+	sn->npdc++;
+	spin_unlock_bh(&sn->pdc_lock);
+	return 0;
+}
+
+/**
+ * smartt_pdc_del() - take a local PDC id back from a peer
+ * @net: network namespace
+ * @peer: the peer
+ * @tx: which of its ids (nothing is done if that one is 0)
+ *
+ * Readers may still see the peer until a grace period: peers are freed
+ * with kfree_rcu().
+ */
+void smartt_pdc_del(struct net *net, struct smartt_peer *peer, bool tx)
+{
+	struct smartt_net *sn = smartt_net(net);
+	u16 *id = tx ? &peer->tx_lpdcid : &peer->rx_lpdcid;
+
+	if (!*id)
+		return;
+	spin_lock_bh(&sn->pdc_lock);
+	hlist_del_init_rcu(tx ? &peer->pdc_tx_node : &peer->pdc_rx_node);
+	WRITE_ONCE(*id, 0);
+	sn->npdc--;
+	spin_unlock_bh(&sn->pdc_lock);
+}
+
+/**
+ * smartt_pdc_find() - the socket of a local PDC id
+ * @net: network namespace
+ * @id: the id (a DPDCID)
+ * @family: set to the family of the peer holding it
+ * @addr: set to its address
+ *
+ * Context: any; takes rcu_read_lock() itself.
+ * Return: the socket of the peer holding @id, with a reference held
+ * (NULL: no such id, or its socket is going away).  The caller looks the
+ * peer up again with smartt_pdc_peer() once it holds the socket's lock.
+ */
+struct sock *smartt_pdc_find(struct net *net, u16 id, u16 *family, union smartt_addr *addr)
+{
+	struct smartt_peer *p;
+	struct sock *sk = NULL;
+	bool tx;
+
+	if (!id)
+		return NULL;
+	rcu_read_lock();
+	p = smartt_pdc_lookup(smartt_net(net), id, &tx);
+	if (p && refcount_inc_not_zero(&p->sk->sk_refcnt)) {
+		sk = p->sk;
+		*family = p->family;
+		*addr = p->addr;
+	}
+	rcu_read_unlock();
+	return sk;
+}
+
+/**
+ * smartt_pdc_peer() - the peer of a socket that holds a local PDC id
+ * @sk: the socket (locked or owned)
+ * @id: the id
+ * @tx: set to true for a sender's id (ACK, NACK, errors), false for a
+ *	receiver's (CTRL)
+ *
+ * Return: the peer, or NULL if @sk holds no such id (any more).
+ */
+struct smartt_peer *smartt_pdc_peer(struct sock *sk, u16 id, bool *tx)
+{
+	struct smartt_peer *p;
+
+	if (!id)
+		return NULL;
+	rcu_read_lock();
+	p = smartt_pdc_lookup(smartt_net(sock_net(sk)), id, tx);
+	if (p && p->sk != sk)
+		p = NULL;
+	rcu_read_unlock();
+	return p;
 }
 
 #define SMARTT_STAT(id, n, d) \
@@ -127,7 +284,7 @@ static const struct {
 	SMARTT_STAT(DROP_LEN, "drop_length", "malformed: payload or message length inconsistent"),
 	SMARTT_STAT(DROP_OFFSET, "drop_offset",
 		    "malformed: offset beyond or not aligned in the message"),
-	SMARTT_STAT(DROP_EPOCH, "drop_epoch", "malformed: ACK/NACK/error of an unknown epoch"),
+	SMARTT_STAT(DROP_EPOCH, "drop_epoch", "malformed: CRP packet without the sender's PDC id"),
 	SMARTT_STAT(DROP_ACK_UNSENT, "drop_ack_unsent", "malformed: ACK/NACK for data never sent"),
 	SMARTT_STAT(DROP_WINDOW, "drop_window", "DATA beyond the receive window"),
 	SMARTT_STAT(DROP_NO_SOCKET, "drop_no_socket", "no socket on the destination port"),
@@ -225,6 +382,24 @@ static const struct {
 		    "speculative DATA a port trimmed after TTW (NACK with SPEC_DROP)"),
 	SMARTT_STAT(CRP_SPEC_RECOVERED, "crp_spec_recovered",
 		    "of those: sent again under their segment's grant"),
+	SMARTT_STAT(DROP_CRC, "rx_bad_crc", "malformed: CRC32C trailer mismatch"),
+	SMARTT_STAT(DROP_DPDCID, "drop_dpdcid",
+		    "DPDCID of no PDC of this host, or not the receiving PDC's"),
+	SMARTT_STAT(DROP_SPDCID, "drop_spdcid",
+		    "ACK/NACK/CTRL whose SPDCID is not the PDC's peer id"),
+	SMARTT_STAT(DROP_SRC, "drop_src",
+		    "ACK/NACK/CTRL from an address other than the PDC's peer"),
+	SMARTT_STAT(DROP_JOB, "drop_job", "DATA of another job (net.smartt.transport_job_id)"),
+	SMARTT_STAT(DROP_SEG_UNKNOWN, "drop_seg_unknown",
+		    "last segment of a message whose segment size is not known yet"),
+	SMARTT_STAT(DROP_MSG_ID, "drop_msg_id", "DATA whose message id is out of window"),
+	SMARTT_STAT(DROP_FIELD, "drop_field",
+		    "malformed: a field out of range (opcode, version, next header, flags)"),
+	SMARTT_STAT(PDC_EXHAUSTED, "pdc_exhausted", "no free local PDC id in the netns"),
+	SMARTT_STAT(RX_PDC_RESET, "rx_pdc_reset",
+		    "receive states restarted: DATA from a new sender PDC"),
+	SMARTT_STAT(TX_MSG_ID_WAIT, "tx_msg_id_wait",
+		    "sends held back: 32767 messages of the peer unfinished"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)
@@ -254,7 +429,8 @@ static int smartt_stats_show(struct seq_file *seq, void *v)
  * control from "ip route ... congctl", which runs under RTNL.  Everything
  * used here is in vmlinux.
  */
-static struct socket *smartt_udp_open(struct net *net, int family)
+static struct socket *smartt_udp_open(struct net *net, int family, u16 port,
+				      int (*rcv)(struct sock *, struct sk_buff *))
 {
 	struct sockaddr_storage ss = {};
 	struct socket *sock;
@@ -269,21 +445,24 @@ static struct socket *smartt_udp_open(struct net *net, int family)
 		err = ip6_sock_set_v6only(sock->sk);
 		if (err)
 			goto fail;
+		/* UET: a zero UDP checksum, sent and accepted (IPv6 too). */
+		udp_set_no_check6_tx(sock->sk, true);
+		udp_set_no_check6_rx(sock->sk, true);
 		sin6->sin6_family = AF_INET6;
-		sin6->sin6_port = htons(smartt_udp_port);
+		sin6->sin6_port = htons(port);
 		len = sizeof(*sin6);
 	} else {
 		struct sockaddr_in *sin = (struct sockaddr_in *)&ss;
 
 		sin->sin_family = AF_INET;
-		sin->sin_port = htons(smartt_udp_port);
+		sin->sin_port = htons(port);
 		len = sizeof(*sin);
 	}
 	err = kernel_bind(sock, (struct sockaddr *)&ss, len);
 	if (err)
 		goto fail;
 	udp_sk(sock->sk)->encap_type = SMARTT_UDP_ENCAP_TYPE;
-	WRITE_ONCE(udp_sk(sock->sk)->encap_rcv, smartt_encap_rcv);
+	WRITE_ONCE(udp_sk(sock->sk)->encap_rcv, rcv);
 	udp_tunnel_encap_enable(sock->sk);
 	return sock;
 fail:
@@ -312,7 +491,8 @@ static void smartt_udp_close(struct socket *sock)
 int smartt_udp_get(struct net *net)
 {
 	struct smartt_net *sn = smartt_net(net);
-	struct socket *s4, *s6;
+	struct socket *s[4] = {};
+	unsigned int i;
 	int err = 0;
 
 	mutex_lock(&sn->udp_lock);
@@ -320,29 +500,35 @@ int smartt_udp_get(struct net *net)
 		sn->udp_users++;
 		goto out;
 	}
-	s4 = smartt_udp_open(net, AF_INET);
-	if (IS_ERR(s4)) {
-		err = PTR_ERR(s4);
+	/* UET on udp_port, CRP on crp_udp_port; IPv4, then IPv6. */
+	for (i = 0; i < 4; i++) {
+		s[i] = smartt_udp_open(net, i & 1 ? AF_INET6 : AF_INET,
+				       i & 2 ? smartt_crp_udp_port : smartt_udp_port,
+				       i & 2 ? smartt_crp_encap_rcv : smartt_encap_rcv);
+		if (!IS_ERR(s[i]))
+			continue;
+		err = PTR_ERR(s[i]);
+		s[i] = NULL;
+		/* IPv6 disabled at boot: the transport is IPv4-only. */
+		if ((i & 1) && err == -EAFNOSUPPORT) {
+			err = 0;
+			continue;
+		}
+		while (i--)
+			if (s[i])
+				smartt_udp_close(s[i]);
 		goto out;
 	}
-	s6 = smartt_udp_open(net, AF_INET6);
-	if (IS_ERR(s6)) {
-		/* IPv6 disabled at boot: the transport is IPv4-only. */
-		if (PTR_ERR(s6) != -EAFNOSUPPORT) {
-			err = PTR_ERR(s6);
-			smartt_udp_close(s4);
-			goto out;
-		}
-		s6 = NULL;
-	}
-	WRITE_ONCE(sn->udp4, s4);
-	WRITE_ONCE(sn->udp6, s6);
+	WRITE_ONCE(sn->udp4, s[0]);
+	WRITE_ONCE(sn->udp6, s[1]);
+	WRITE_ONCE(sn->crp4, s[2]);
+	WRITE_ONCE(sn->crp6, s[3]);
 	sn->udp_users = 1;
 out:
 	mutex_unlock(&sn->udp_lock);
 	if (err == -EADDRINUSE)
-		net_warn_ratelimited("smartt: UDP port %u is in use in this netns\n",
-				     smartt_udp_port);
+		net_warn_ratelimited("smartt: UDP port %u or %u is in use in this netns\n",
+				     smartt_udp_port, smartt_crp_udp_port);
 	return err;
 }
 
@@ -362,11 +548,16 @@ void smartt_udp_put(struct net *net)
 
 	mutex_lock(&sn->udp_lock);
 	if (!WARN_ON_ONCE(!sn->udp_users) && !--sn->udp_users) {
+		if (sn->crp6)
+			smartt_udp_close(sn->crp6);
+		smartt_udp_close(sn->crp4);
 		if (sn->udp6)
 			smartt_udp_close(sn->udp6);
 		smartt_udp_close(sn->udp4);
 		WRITE_ONCE(sn->udp4, NULL);
 		WRITE_ONCE(sn->udp6, NULL);
+		WRITE_ONCE(sn->crp4, NULL);
+		WRITE_ONCE(sn->crp6, NULL);
 	}
 	mutex_unlock(&sn->udp_lock);
 }
@@ -381,6 +572,11 @@ static int __net_init smartt_net_init(struct net *net)
 	spin_lock_init(&sn->bind_lock);
 	for (i = 0; i < ARRAY_SIZE(sn->bind); i++)
 		INIT_HLIST_HEAD(&sn->bind[i]);
+	spin_lock_init(&sn->pdc_lock);
+	for (i = 0; i < ARRAY_SIZE(sn->pdc_tx); i++) {
+		INIT_HLIST_HEAD(&sn->pdc_tx[i]);
+		INIT_HLIST_HEAD(&sn->pdc_rx[i]);
+	}
 	sn->stats = alloc_percpu(struct smartt_stats);
 	if (!sn->stats)
 		return -ENOMEM;
@@ -415,6 +611,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	WARN_ON_ONCE(sn->udp_users);
 	for (i = 0; i < ARRAY_SIZE(sn->bind); i++)
 		WARN_ON_ONCE(!hlist_empty(&sn->bind[i]));
+	WARN_ON_ONCE(sn->npdc);
 	free_percpu(sn->stats);
 }
 

@@ -9,7 +9,7 @@
  * packet lost when SMARTT_DUPTHRESH newer ones are SACKed.
  *
  * "strack" (strack.txt 3.3): the receiver coalesces ACKs (one after
- * SMARTT_ACK_BYTES payload bytes, at once on SMARTT_F_ACK_REQ, on a
+ * SMARTT_ACK_BYTES payload bytes, at once on the PDS AR flag, on a
  * retransmission, on a CE mark, on the first packet, on the packet that
  * fills the hole at the expected PSN, on a PROBE; the timer sends a
  * pending one after SMARTT_ACK_DELAY_NS) and reports its out-of-order
@@ -142,70 +142,69 @@ static u64 smartt_rel_base(const struct sock *sk, const struct smartt_peer *peer
 }
 
 /**
- * smartt_rel_data_flags() - flags of a DATA packet about to be sent
+ * smartt_rel_data_ar() - does a DATA packet about to be sent ask for an ACK?
  * @sk: socket (locked)
  * @peer: the peer
  * @psn: the packet (its slot is filled; counted in in_flight, snd_nxt past it)
  * @rtx: a retransmission
  *
- * "strack": SMARTT_F_ACK_REQ on a retransmission, when the window (cwnd
- * or the PSN window) cannot take another full packet, and on the last
- * packet of the last message queued: a coalescing receiver then never
- * sits on the ACK the sender waits for (uet-htsim sets AR the same way).
+ * "strack": the PDS AR flag on a retransmission, when the window (cwnd or
+ * the PSN window) cannot take another full packet, and on the last packet
+ * of the last message queued: a coalescing receiver then never sits on the
+ * ACK the sender waits for (uet-htsim sets AR the same way).
  *
- * Return: SMARTT_F_* bits to add.
+ * Return: true to set AR.
  */
-u16 smartt_rel_data_flags(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx)
+bool smartt_rel_data_ar(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx)
 {
 	const struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
 
 	if (!smartt_rel_strack(smartt_sk(sk)))
-		return 0;
+		return false;
 	if (rtx || peer->in_flight + peer->mss > peer->cwnd ||
 	    peer->snd_nxt - peer->snd_una >= SMARTT_WIN)
-		return SMARTT_F_ACK_REQ;
-	if (s->seg + 1 >= s->msg->nsegs && list_is_last(&s->msg->node, &peer->tx_msgs))
-		return SMARTT_F_ACK_REQ;
-	return 0;
+		return true;
+	return s->seg + 1 >= s->msg->nsegs && list_is_last(&s->msg->node, &peer->tx_msgs);
 }
 
 /**
  * smartt_rel_data_ack() - acknowledge a DATA packet now or later
  * @sk: socket (locked)
  * @peer: its sender
- * @h: its common header
- * @dx: its extension
- * @ce: it carried CE
+ * @ai: the packet
+ * @ar: it carried the PDS AR flag
  * @plen: its payload bytes
  * @old_rcv_nxt: rcv_nxt before it was accepted
  *
  * "sack", or SMARTT_ACK_BYTES 0: at once.  "strack": at once on the
  * triggers above (see the file comment), otherwise later: the next ACK
- * covers it (SACK bitmap and counters are cumulative).
+ * covers it (SACK bitmap and counters are cumulative; its service_time
+ * counts the wait, so the sender's RTT does not).
  */
 void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
-			 const struct smartt_hdr *h, const struct smartt_data_ext *dx,
-			 bool ce, u32 plen, u64 old_rcv_nxt)
+			 const struct smartt_ack_info *ai, bool ar, u32 plen,
+			 u64 old_rcv_nxt)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	u32 lim = READ_ONCE(ssk->ack_bytes);
-	u64 psn = be64_to_cpu(h->psn);
 	struct smartt_rel *r = &peer->rel;
+	u64 psn = ai->psn;
 
-	if (!smartt_rel_strack(ssk) || !lim || ce ||
-	    (ntohs(h->flags) & (SMARTT_F_ACK_REQ | SMARTT_F_RTX)) ||
+	if (!smartt_rel_strack(ssk) || !lim || ai->ce || ar || ai->retx ||
 	    peer->rcv_bytes == plen ||
 	    (psn == old_rcv_nxt && peer->rcv_nxt > psn + 1) ||
 	    r->ack_pending + plen >= lim) {
-		if (smartt_rel_strack(ssk) && (ntohs(h->flags) & SMARTT_F_ACK_REQ))
+		if (smartt_rel_strack(ssk) && ar)
 			smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_REQUESTED);
-		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, h, dx, ce);
+		smartt_send_ack(sk, peer, ai);
 		return;
 	}
 	/* lim <= SMARTT_ACK_BYTES_MAX: no overflow */
 	r->ack_pending += plen;
 	r->ack_psn = psn;
-	r->ack_entropy = ntohl(h->entropy);
+	r->ack_rx_ns = ai->rx_ns;
+	r->ack_flow = ai->flow;
+	r->ack_usport = ai->usport;
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_COALESCED);
 	if (!r->ack_due) {
 		r->ack_due = ktime_get_ns() + SMARTT_ACK_DELAY_NS;
@@ -214,7 +213,7 @@ void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
 }
 
 /**
- * smartt_rel_ack_sent() - an ACK, NACK or PROBE_ACK went to the peer
+ * smartt_rel_ack_sent() - an ACK or NACK went to the peer
  * @peer: the peer
  *
  * It carried the whole receive state: nothing is pending any more.
@@ -279,37 +278,41 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
 }
 
 /**
- * smartt_rel_acked() - what an ACK, NACK or PROBE_ACK acknowledges
+ * smartt_rel_acked() - what an ACK or NACK acknowledges
  * @sk: socket (locked)
  * @peer: the peer it came from (with a window)
- * @a: its extension; &struct smartt_ack_ext.cum_psn is at most snd_nxt
+ * @rcv_nxt: the receiver's next expected PSN (CACK_PSN + 1), extended, at
+ *	most snd_nxt
+ * @sack_base: the PSN of bit 0 of @sack, extended
+ * @sack: the 64-bit SACK bitmap (0: none)
  * @acked: incremented by the payload bytes newly acknowledged
  * @highest: set to the highest PSN newly SACKed (unchanged if none)
  *
- * Every PSN below the cumulative PSN and every one its SACK bitmap names
- * is acknowledged, once; snd_una moves past them.
+ * Every PSN below @rcv_nxt and every one the bitmap names is acknowledged,
+ * once, merged into the sender's %SMARTT_WIN window; snd_una moves past
+ * them.
  *
  * Return: true if anything was newly acknowledged.
  */
-bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer,
-		      const struct smartt_ack_ext *a, u64 *acked, u64 *highest)
+bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer, u64 rcv_nxt,
+		      u64 sack_base, u64 sack, u64 *acked, u64 *highest)
 {
-	u64 cum = be64_to_cpu(a->cum_psn), p;
 	bool progress = false;
 	unsigned int i;
+	u64 p;
 
-	for (p = peer->snd_una; p < cum; p++)
+	for (p = peer->snd_una; p < rcv_nxt; p++)
 		progress |= smartt_seg_acked(sk, peer, p, acked);
-	if (cum > peer->snd_una)
-		peer->snd_una = cum;
-	for (i = 0; i + 1 < SMARTT_WIN; i++) {
-		p = cum + 1 + i;
+	if (rcv_nxt > peer->snd_una)
+		peer->snd_una = rcv_nxt;
+	for (i = 0; sack && i < SMARTT_SACK_BITS; i++) {
+		p = sack_base + i;
+		if (!(sack & (1ULL << i)) || p < peer->snd_una)
+			continue;
 		if (p >= peer->snd_nxt)
 			break;
-		if (!(be64_to_cpu(a->sack[i / 64]) & (1ULL << (i % 64))))
-			continue;
 		progress |= smartt_seg_acked(sk, peer, p, acked);
-		*highest = p;
+		*highest = max(*highest, p);
 	}
 	smartt_snd_una_advance(peer);
 	return progress;
@@ -409,13 +412,14 @@ static void smartt_rel_probe_answer(struct sock *sk, struct smartt_peer *peer,
 }
 
 /**
- * smartt_rel_on_ack() - the reliability side of an ACK, NACK or PROBE_ACK
+ * smartt_rel_on_ack() - the reliability side of an ACK or NACK
  * @sk: socket (locked)
  * @peer: the peer
- * @h: the ACK's common header
- * @a: its extension
+ * @probe: an ACK answering a probe (%SMARTT_PDS_ACK_F_P)
+ * @opaque: its probe_opaque
+ * @ooo: the receiver's out-of-order count (NSCC ooo_count)
  * @highest: highest PSN its SACK bitmap names (0: none)
- * @rtt: host RTT sample from the echoed send time (0: none)
+ * @rtt: host RTT sample, the packet's send time to now (0: none)
  * @progress: it acknowledged something new
  * @now: time, ns
  *
@@ -428,9 +432,9 @@ static void smartt_rel_probe_answer(struct sock *sk, struct smartt_peer *peer,
  * left: the packets sent before it are not queued, they are gone), and
  * re-arms the probe timer.
  */
-void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
-		       const struct smartt_hdr *h, const struct smartt_ack_ext *a,
-		       u64 highest, u64 rtt, bool progress, u64 now)
+void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer, bool probe,
+		       u16 opaque, u32 ooo, u64 highest, u64 rtt, bool progress,
+		       u64 now)
 {
 	struct smartt_rel *r = &peer->rel;
 	struct net *net = sock_net(sk);
@@ -446,12 +450,12 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
 		r->rec_end = 0;
 	base = smartt_rel_base(sk, peer);
 
-	if (h->type == SMARTT_PKT_PROBE_ACK)
+	if (probe && opaque == r->probe_opaque)
 		smartt_rel_probe_answer(sk, peer, rtt, base, progress, now);
 
 	thresh = clamp_t(u64, div64_u64(peer->cwnd, max_t(u32, peer->mss, 1)),
 			 SMARTT_OOO_MIN, SMARTT_WIN / 2);
-	if (!r->rec_end && highest > peer->snd_una && ntohl(a->ooo) > thresh) {
+	if (!r->rec_end && highest > peer->snd_una && ooo > thresh) {
 		n = smartt_rel_recover(sk, peer, highest, SMARTT_LOSS_OOO, U64_MAX,
 				       now);
 		if (n) {
@@ -525,33 +529,41 @@ void smartt_rel_on_rto(struct sock *sk, struct smartt_peer *peer)
 	peer->rel.probe_sent = 0;
 }
 
+/*
+ * A PDS CTRL PROBE: probe_opaque numbers it, PSN is the next PSN (a probe
+ * takes none), the payload the SACK base asked for (snd_una).  Only a PDC
+ * the peer answered once is probed (a probe has no SYN form here).
+ */
 static void smartt_send_probe(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
-	struct smartt_probe_ext *x;
-	struct smartt_hdr *h;
+	struct smartt_tx_opts o = {};
+	struct net *net = sock_net(sk);
+	struct smartt_pds_ctrl *c;
 	struct sk_buff *skb;
-	u32 ev;
 
-	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_PROBE_HLEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_PROBE_HEADROOM + SMARTT_CTRL_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
 	if (!skb) {
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
 		return;
 	}
 	skb_reserve(skb, SMARTT_PROBE_HEADROOM);
-	/* a path of the selector's, fed back by the PROBE_ACK like an ACK */
-	ev = smartt_path_next(sk, peer, peer->snd_una, 0, true);
-	h = smartt_build_hdr(skb, SMARTT_PKT_PROBE, SMARTT_PROBE_HLEN, ev,
-			     peer->snd_una, 0);
-	h->flags = htons(SMARTT_F_ACK_REQ);
-	x = (struct smartt_probe_ext *)(h + 1);
-	x->x.sport = htons(smartt_sk(sk)->port);
-	x->x.dport = htons(peer->port);
-	x->x.epoch = htonl(peer->tx_epoch);
-	x->snd_una = cpu_to_be64(peer->snd_una);
-	x->tx_time = cpu_to_be64(now);
-	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_PROBES);
-	smartt_xmit(sock_net(sk), NULL, peer->family, &peer->dst_cache, &peer->saddr,
-		    &peer->addr, skb, ev, false);
+	/* a path of the selector's, fed back by the answer like an ACK */
+	o.entropy = smartt_path_next(sk, peer, peer->snd_una, 0, true);
+	peer->rel.probe_entropy = o.entropy;
+	peer->rel.probe_opaque++;
+	c = skb_put_zero(skb, SMARTT_CTRL_LEN);
+	c->prologue = smartt_pds_prologue(SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE,
+					  SMARTT_PDS_CTRL_F_AR);
+	c->probe_opaque = htons(peer->rel.probe_opaque);
+	c->psn = htonl((u32)peer->snd_nxt);
+	c->spdcid = htons(peer->tx_lpdcid);
+	c->dpdcid = htons(peer->tx_rpdcid);
+	c->payload = htonl((u32)peer->snd_una);
+	smartt_stat_inc(net, SMARTT_STAT_TX_PROBES);
+	o.dscp = smartt_dscp(net, SMARTT_DSCP_C_CONTROL);
+	o.crc = true;
+	smartt_xmit(net, NULL, peer->family, &peer->dst_cache, &peer->saddr,
+		    &peer->addr, skb, &o);
 }
 
 /**
@@ -579,10 +591,9 @@ u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer)
  * @peer: the peer
  * @now: time, ns
  *
- * Sends a pending coalesced ACK whose time came (without an echoed send
- * time: its delay would spoil the sender's RTT), and a probe whose time
- * came, then re-arms the probe for a retry %SMARTT_PROBE_RTTS base RTTs
- * later.
+ * Sends a pending coalesced ACK whose time came (its service_time counts
+ * the wait), and a probe whose time came, then re-arms the probe for a
+ * retry %SMARTT_PROBE_RTTS base RTTs later.
  */
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -590,20 +601,25 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 	u64 base;
 
 	if (r->ack_due && now >= r->ack_due) {
-		struct smartt_hdr dh = {
-			.psn = cpu_to_be64(r->ack_psn),
-			.entropy = htonl(r->ack_entropy),
+		struct smartt_ack_info ai = {
+			.psn = r->ack_psn,
+			.rx_ns = r->ack_rx_ns,
+			.flow = r->ack_flow,
+			.usport = r->ack_usport,
 		};
-		struct smartt_data_ext dx = {};
 
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_ACKS_DELAYED);
-		smartt_send_ack(sk, peer, SMARTT_PKT_ACK, &dh, &dx, false);
+		/* the packet may have left the window since (a reset) */
+		if (ai.psn + SMARTT_WIN >= peer->rcv_nxt)
+			smartt_send_ack(sk, peer, &ai);
+		else
+			smartt_rel_ack_sent(peer);
 	}
 	if (!r->probe_at || now < r->probe_at)
 		return;
 	r->probe_at = 0;
 	if (!smartt_rel_strack(smartt_sk(sk)) || peer->snd_una == peer->snd_nxt ||
-	    list_empty(&peer->tx_msgs))
+	    list_empty(&peer->tx_msgs) || !peer->tx_est)
 		return;
 	base = smartt_rel_base(sk, peer);
 	smartt_send_probe(sk, peer, now);
@@ -615,40 +631,36 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 
 /**
  * smartt_rcv_probe() - answer a PROBE
- * @sk: the socket bound to the destination port (locked)
+ * @sk: the socket (locked)
+ * @peer: the receiver's peer of the probe's PDC (smartt_ctl_peer())
  * @skb: the probe (headers validated, &struct smartt_skb_cb filled)
  *
- * Like DATA, a probe of a new epoch (re)starts the receive half at its
- * snd_una and moves rcv_nxt up to it; the answer is a PROBE_ACK with the
- * whole receive state, sent at once.
+ * The probe's payload is the prober's snd_una: rcv_nxt moves up to it (as
+ * CLEAR_PSN does with DATA); the answer is an ACK_CC with the P flag and
+ * the probe's probe_opaque, sent at once with the whole receive state.
  *
  * Return: 0 (the packet is consumed).
  */
-int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb)
+int smartt_rcv_probe(struct sock *sk, struct smartt_peer *peer, struct sk_buff *skb)
 {
-	const struct smartt_hdr *h = (const void *)(skb->data + sizeof(struct udphdr));
-	const struct smartt_probe_ext *px = (const void *)(h + 1);
+	const struct smartt_pds_ctrl *c = (const void *)(skb->data + sizeof(struct udphdr));
 	struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
-	u64 una = be64_to_cpu(px->snd_una);
-	u32 epoch = ntohl(px->x.epoch);
 	struct net *net = sock_net(sk);
-	struct smartt_data_ext dx = {};
-	struct smartt_peer *peer;
+	struct smartt_ack_info ai = {
+		.rx_ns = cb->rx_ns,
+		.flow = cb->flow,
+		.usport = cb->usport,
+		.ce = cb->ce,
+		.probe = true,
+		.opaque = ntohs(c->probe_opaque),
+	};
+	u64 una = smartt_psn_extend(ntohl(c->payload), peer->rcv_nxt);
 
-	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
-	if (IS_ERR(peer)) {
-		smartt_stat_inc(net, SMARTT_STAT_DROP_PEERS);
-		kfree_skb(skb);
-		return 0;
-	}
 	smartt_peer_touch(sk, peer, ktime_get_ns());
-	if (epoch != peer->rx_epoch)
-		smartt_rx_reset(sk, peer, epoch, una);
-	else if (una > peer->rcv_nxt)
+	if (una > peer->rcv_nxt && una - peer->rcv_nxt <= SMARTT_WIN)
 		smartt_rx_advance(peer, una);
-	dx.tx_time = px->tx_time;
 	smartt_stat_inc(net, SMARTT_STAT_RX_PROBES);
-	smartt_send_ack(sk, peer, SMARTT_PKT_PROBE_ACK, h, &dx, cb->ce);
+	smartt_send_ack(sk, peer, &ai);
 	kfree_skb(skb);
 	return 0;
 }

@@ -52,10 +52,15 @@ enum smartt_probe_verdict {
  * @probe_sent: sender: when the last unanswered probe left (ns, 0: none)
  * @last_ack: sender: when an ACK (of any kind) last came (ns)
  * @rtt_min: sender: smallest host RTT sample (ns, 0: none)
+ * @probe_opaque: sender: the number of the last probe sent
+ * @probe_entropy: sender: the entropy it was sent on
  * @ack_due: receiver: when the pending ACK must go (ns, 0: none pending)
  * @ack_psn: receiver: PSN of the last DATA packet not yet acknowledged
+ * @ack_rx_ns: receiver: its arrival time
  * @ack_pending: receiver: payload bytes received since the last ACK
- * @ack_entropy: receiver: entropy of that packet
+ * @ack_flow: receiver: its IPv6 flow label
+ * @ack_usport: receiver: its UDP source port (entropy), network order
+ * @ack_ce: receiver: it carried CE
  */
 struct smartt_rel {
 	u64 rec_end;
@@ -63,10 +68,15 @@ struct smartt_rel {
 	u64 probe_sent;
 	u64 last_ack;
 	u64 rtt_min;
+	u16 probe_opaque;
+	u32 probe_entropy;
 	u64 ack_due;
 	u64 ack_psn;
+	u64 ack_rx_ns;
 	u32 ack_pending;
-	u32 ack_entropy;
+	u32 ack_flow;
+	__be16 ack_usport;
+	bool ack_ce;
 };
 
 #endif /* SMARTT_TRANSPORT_RELIAB_H */

@@ -131,7 +131,7 @@ static int smartt_parse_addr(struct sock *sk, const void *uaddr, int len,
 		if (!bind && (t == IPV6_ADDR_ANY || (t & IPV6_ADDR_MULTICAST)))
 			return -EINVAL;
 	}
-	if (!bind && !*port)
+	if ((!bind && !*port) || *port > SMARTT_PORT_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -209,11 +209,15 @@ struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 	return NULL;
 }
 
+/*
+ * A new sequence space towards the peer: a new local PDC id (drawn when
+ * the next packet goes, smartt_push()) and SYN until the peer answers.
+ */
 static void smartt_peer_tx_init(struct smartt_peer *p)
 {
-	do {
-		p->tx_epoch = get_random_u32();
-	} while (!p->tx_epoch);
+	smartt_pdc_del(sock_net(p->sk), p, true);
+	p->tx_est = false;
+	p->tx_rpdcid = 0;
 	p->snd_una = 0;
 	p->snd_nxt = 0;
 	p->in_flight = 0;
@@ -243,6 +247,8 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
  */
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
 {
+	if (!peer->tx_lpdcid && smartt_pdc_add(sock_net(sk), peer, true, 0))
+		return -ENOBUFS;
 	if (peer->win)
 		return 0;
 	peer->win = kcalloc(SMARTT_WIN, sizeof(*peer->win), GFP_KERNEL_ACCOUNT);
@@ -334,8 +340,15 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	p = kzalloc(sizeof(*p), gfp);
 	if (!p)
 		return ERR_PTR(-ENOBUFS);
+	p->sk = sk;
+	INIT_HLIST_NODE(&p->pdc_tx_node);
+	INIT_HLIST_NODE(&p->pdc_rx_node);
 	if (dst_cache_init(&p->dst_cache, gfp))
 		goto fail;
+	if (smartt_pdc_add(sock_net(sk), p, false, 0)) {
+		dst_cache_destroy(&p->dst_cache);
+		goto fail;
+	}
 	p->family = family;
 	p->addr = *a;
 	p->port = port;
@@ -351,8 +364,11 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 		src.v6 = sk->sk_v6_rcv_saddr;
 	err = smartt_peer_route(sock_net(sk), p, &src);
 	if (err) {
+		smartt_pdc_del(sock_net(sk), p, false);
 		dst_cache_destroy(&p->dst_cache);
-		goto fail;
+		/* seen by a reader of the PDC table: freed after a grace period */
+		kfree_rcu(p, rcu);
+		return ERR_PTR(err);
 	}
 	smartt_cc_peer_init(ssk, p);
 	list_add_tail(&p->node, &ssk->peers);
@@ -481,25 +497,26 @@ void smartt_snd_una_advance(struct smartt_peer *peer)
  * smartt_msg_fail() - fail one message to a peer, the others going on
  * @sk: socket (locked)
  * @peer: the peer
- * @id: the message's number (&struct smartt_ctrl_ext.msg_id)
+ * @id: the message's SES message id (its number's low 16 bits: at most
+ *	%SMARTT_SES_MSG_MAX_MSGS messages are unfinished, the id is unique)
  * @err: negative errno reported for it
  *
  * For an error the receiver gives about one message (too large, expired,
  * evicted).  Its segments leave the window as if acknowledged, without
  * counting as delivered: snd_una passes them, and the receiver skips the
- * hole when the next DATA tells it snd_una.  O(%SMARTT_WIN).
+ * hole when the next DATA tells it its CLEAR_PSN (snd_una).  O(%SMARTT_WIN).
  *
  * Return: false if no message @id is being sent (it completed, or failed
  * already).
  */
-bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u64 id, int err)
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err)
 {
 	struct smartt_tx_msg *m;
 	struct smartt_txseg *s;
 	u64 psn;
 
 	list_for_each_entry(m, &peer->tx_msgs, node)
-		if (m->id == id)
+		if ((u16)m->id == id)
 			goto found;
 	return false;
 found:
@@ -540,9 +557,12 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	list_del(&peer->node);
 	hlist_del(&peer->hnode);
 	smartt_sk(sk)->npeers--;
+	smartt_pdc_del(sock_net(sk), peer, true);
+	smartt_pdc_del(sock_net(sk), peer, false);
 	kfree(peer->win);
 	kfree(peer->crp);
-	kfree(peer);
+	/* a reader of the PDC table may still look at it */
+	kfree_rcu(peer, rcu);
 }
 
 /**
@@ -567,11 +587,11 @@ u64 smartt_idle_ns(const struct smartt_sock *ssk)
  *
  * A peer with no message to send and none half reassembled that has been
  * idle for smartt_idle_ns() is freed.  If it comes back, new state starts
- * where its packets say (&struct smartt_data_ext.snd_una): every message
+ * where its packets say (their CLEAR_PSN, or a SYN's start PSN): every message
  * it had started was delivered whole, so nothing can be lost.  A half
  * reassembled message keeps its peer (its sender may only be slow or cut
  * off for a while) until the message expires (smartt_rx_expire()) or
- * its sender restarts (new epoch).
+ * its sender restarts (a new sender PDC).
  */
 void smartt_peers_gc(struct sock *sk, u64 now)
 {
@@ -944,7 +964,7 @@ static void smartt_peer_info(struct smartt_peer *p, struct smartt_peer_info *pi)
 	pi->rx_msgs = smartt_list_count(&p->rx_msgs);
 	pi->snd_una = p->snd_una;
 	pi->snd_nxt = p->snd_nxt;
-	pi->rcv_nxt = p->rcv_nxt;
+	pi->rcv_nxt = smartt_rx_psn(p);
 	pi->retransmits = p->retransmits;
 	pi->rtos = p->rtos;
 }

@@ -189,10 +189,10 @@ void smartt_timer_arm(struct sock *sk)
 
 /* Free a partial message and tell its sender why. */
 static void smartt_rx_drop_msg(struct sock *sk, struct smartt_peer *p,
-			       struct smartt_rx_msg *m, u32 code, enum smartt_stat why)
+			       struct smartt_rx_msg *m, u8 rc, enum smartt_stat why)
 {
 	smartt_stat_inc(sock_net(sk), why);
-	smartt_send_error_peer(sk, p, m->id, code);
+	smartt_send_error_peer(sk, p, m->id, rc);
 	smartt_rx_msg_free(sk, p, m);
 }
 
@@ -207,7 +207,7 @@ static void smartt_rx_expire(struct sock *sk, struct smartt_peer *p, u64 now)
 
 	while ((m = list_first_entry_or_null(&p->rx_msgs, struct smartt_rx_msg, node)) &&
 	       now - m->last_ns >= ssk->timeout_ns)
-		smartt_rx_drop_msg(sk, p, m, SMARTT_ERR_EXPIRED, SMARTT_STAT_RX_EXPIRED);
+		smartt_rx_drop_msg(sk, p, m, SMARTT_SES_RC_CANCELLED, SMARTT_STAT_RX_EXPIRED);
 }
 
 /*
@@ -235,7 +235,7 @@ static void smartt_rx_wait_expired(struct sock *sk, u64 now)
 	if (!hog)
 		return;
 	list_for_each_entry_safe(m, tmp, &hog->rx_msgs, node)
-		smartt_rx_drop_msg(sk, hog, m, SMARTT_ERR_NOBUFS, SMARTT_STAT_RX_EVICTED);
+		smartt_rx_drop_msg(sk, hog, m, SMARTT_SES_RC_DROPPED, SMARTT_STAT_RX_EVICTED);
 	/*
 	 * For a timeout, only the waiter may start a message: its RTO
 	 * (at most SMARTT_RTO_MAX_NS) brings it back before anyone else,

@@ -38,7 +38,7 @@
 #endif
 
 /* Packets in flight per peer: the PSN window; equals the SACK reach. */
-#define SMARTT_WIN		SMARTT_SACK_BITS
+#define SMARTT_WIN		256
 /* Peers per socket. */
 #define SMARTT_MAX_PEERS	1024
 /* Peer lookup: a seeded hash of address and port into this many buckets. */
@@ -52,9 +52,18 @@
 #define SMARTT_ERR_RATELIMIT_DEF	1U
 #define SMARTT_ERR_RATELIMIT_MAX	3600000U
 #define SMARTT_ERR_BURST		50U
-/* Ephemeral transport ports. */
-#define SMARTT_PORT_EPH_LO	32768
-#define SMARTT_PORT_EPH_HI	60999
+/* Ephemeral transport ports (transport ports are 12-bit PIDonFEPs). */
+#define SMARTT_PORT_EPH_LO	2048
+#define SMARTT_PORT_EPH_HI	SMARTT_PORT_MAX
+/*
+ * PDC ids: the per-netns table of local ids has this many buckets and
+ * holds at most %SMARTT_PDC_MAX ids (half the 16-bit space, so that a
+ * random id is free with a probability of at least one half); a new id
+ * is drawn at most %SMARTT_PDC_TRIES times.
+ */
+#define SMARTT_PDC_HASH_BITS	10
+#define SMARTT_PDC_MAX		32768U
+#define SMARTT_PDC_TRIES	64
 /* Segment payload bounds, bytes. */
 #define SMARTT_SEG_MIN		64U
 #define SMARTT_SEG_MAX		8192U
@@ -80,6 +89,13 @@
 #define SMARTT_UDP_ENCAP_TYPE	1
 /* Default window of cc "none", in segments. */
 #define SMARTT_WINDOW_SEGS	64
+
+/*
+ * Internal PSNs and message numbers of a receive state start 2^32 above
+ * the first wire value: extending a 32-bit (16-bit) wire value to the
+ * nearest one never wraps below zero.  smartt_rx_psn() takes it off.
+ */
+#define SMARTT_RX_BIAS		BIT_ULL(32)
 
 /* &struct smartt_sock.cc: a fixed window, or a SMaRTT profile. */
 #define SMARTT_CC_NONE		(-1)
@@ -173,6 +189,9 @@ struct smartt_crp_cfg {
 	u32 spec_bytes;
 };
 
+/* Transmissions of a PSN counted in &struct smartt_txseg.tx_count. */
+#define SMARTT_TXSEG_TX_MAX	255
+
 /**
  * struct smartt_txseg - one PSN slot of the sender's window
  * @psn: the PSN using the slot (slots are reused every %SMARTT_WIN PSNs)
@@ -184,6 +203,7 @@ struct smartt_crp_cfg {
  *	speculative), %SMARTT_TXSEG_SPEC_DROP (a port trimmed it for TTW and
  *	it was not sent again yet), %SMARTT_TXSEG_GRANTED (it was sent under
  *	the grant)
+ * @tx_count: transmissions (saturates at %SMARTT_TXSEG_TX_MAX)
  * @entropy: path entropy of the last (re)transmission
  * @sent_ns: last (re)transmission time
  */
@@ -194,6 +214,7 @@ struct smartt_txseg {
 	u16 len;
 	u8 state;
 	u8 crp;
+	u8 tx_count;
 	u32 entropy;
 	u64 sent_ns;
 };
@@ -230,7 +251,8 @@ struct smartt_tx_msg {
  * @idnode: in &struct smartt_peer.rx_ids
  * @id: message number
  * @len: bytes
- * @seg_size: bytes per segment
+ * @seg_size: bytes per segment (0 until a packet that is not the last
+ *	one tells it)
  * @received: payload bytes received so far
  * @segs: received segments, keyed by offset (skb->rbnode)
  * @head: the skb that will carry the message (allocated on admission, so
@@ -255,8 +277,14 @@ struct smartt_rx_msg {
 };
 
 /**
- * struct smartt_peer - per-peer state of a socket (UEC's PDC)
+ * struct smartt_peer - per-peer state of a socket: two UET PDCs, one per
+ *	direction
  * @node: in &struct smartt_sock.peers
+ * @sk: the socket the peer belongs to
+ * @rcu: the peer is freed after an RCU grace period (the per-netns PDC
+ *	table is read under RCU)
+ * @pdc_tx_node: in the netns's PDC table by @tx_lpdcid (once non-zero)
+ * @pdc_rx_node: in the netns's PDC table by @rx_lpdcid
  * @hnode: in &struct smartt_sock.peer_hash
  * @due: in &struct smartt_sock.due from the peer's creation until it is
  *	freed, keyed by its earliest deadline (or an earlier time: a
@@ -269,7 +297,13 @@ struct smartt_rx_msg {
  * @mss: payload bytes per segment
  * @path: path selector and per-entropy counters (path.c); NULL, as
  *	@win, until a message is first queued to the peer
- * @tx_epoch: epoch of our sequence space towards the peer
+ * @tx_lpdcid: our PDC id of our sequence space towards the peer (the
+ *	SPDCID of our DATA; 0 until a message is first queued, a new one
+ *	whenever the sequence space restarts)
+ * @tx_rpdcid: the peer's PDC id for it, learned from the SPDCID of its
+ *	ACKs (valid when @tx_est)
+ * @tx_est: an ACK came since @tx_lpdcid was drawn: DATA carries
+ *	@tx_rpdcid instead of SYN
  * @snd_una: lowest PSN not acknowledged
  * @snd_nxt: next PSN to use
  * @in_flight: payload bytes in state INFLIGHT
@@ -290,11 +324,16 @@ struct smartt_rx_msg {
  *	reclaimed
  * @retransmits: packets retransmitted
  * @rtos: retransmission timeouts
- * @rx_epoch: epoch of the peer's sequence space (0: nothing received)
+ * @rx_lpdcid: our PDC id of the peer's sequence space (the SPDCID of our
+ *	ACKs, the DPDCID of its DATA once established)
+ * @rx_rpdcid: the peer's PDC id of it (the SPDCID of its DATA; 0: nothing
+ *	received)
+ * @rx_msg_hi: the highest message number received from @rx_rpdcid (the
+ *	16-bit message ids extend against it)
  * @rcv_nxt: every PSN below this was received
  * @rx_bitmap: received PSNs in [rcv_nxt, rcv_nxt + SMARTT_WIN), index
  *	psn % SMARTT_WIN
- * @rcv_bytes: payload bytes accepted from @rx_epoch
+ * @rcv_bytes: payload bytes accepted from @rx_rpdcid
  * @rx_msgs: messages being reassembled, least recently progressed first
  * @rx_ids: the same messages by id (&struct smartt_rx_msg.idnode)
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
@@ -305,6 +344,10 @@ struct smartt_rx_msg {
  */
 struct smartt_peer {
 	struct list_head node;
+	struct sock *sk;
+	struct rcu_head rcu;
+	struct hlist_node pdc_tx_node;
+	struct hlist_node pdc_rx_node;
 	struct hlist_node hnode;
 	struct timerqueue_node due;
 	u16 family;
@@ -314,7 +357,9 @@ struct smartt_peer {
 	union smartt_addr saddr;
 	u32 mss;
 	struct smartt_path *path;
-	u32 tx_epoch;
+	u16 tx_lpdcid;
+	u16 tx_rpdcid;
+	bool tx_est;
 	u64 snd_una;
 	u64 snd_nxt;
 	u64 in_flight;
@@ -331,7 +376,9 @@ struct smartt_peer {
 	u64 last_active;
 	u64 retransmits;
 	u64 rtos;
-	u32 rx_epoch;
+	u16 rx_lpdcid;
+	u16 rx_rpdcid;
+	u64 rx_msg_hi;
 	u64 rcv_nxt;
 	DECLARE_BITMAP(rx_bitmap, SMARTT_WIN);
 	u64 rcv_bytes;
@@ -416,25 +463,51 @@ struct smartt_sock {
 	struct ipv6_pinfo inet6;
 };
 
+/* A peer's rcv_nxt as the peer's PSNs count (0: nothing received). */
+static inline u64 smartt_rx_psn(const struct smartt_peer *p)
+{
+	return p->rx_rpdcid ? p->rcv_nxt - SMARTT_RX_BIAS : 0;
+}
+
 static inline struct smartt_sock *smartt_sk(const struct sock *sk)
 {
 	return (struct smartt_sock *)sk;
 }
 
+/* &struct smartt_skb_cb.trim: what the IP DSCP says of a packet. */
+enum smartt_trim {
+	SMARTT_TRIM_NONE = 0,
+	SMARTT_TRIM_TRIMMED,		/* dscp_trimmed */
+	SMARTT_TRIM_LASTHOP,		/* dscp_trimmed_lasthop */
+	SMARTT_TRIM_SPEC_DROPPED,	/* dscp_crp_spec_dropped */
+};
+
 /**
  * struct smartt_skb_cb - what the receive path keeps in skb->cb
  * @saddr: source address
- * @family: AF_INET or AF_INET6
- * @ce: the IP header carried CE
- * @sport: source transport port
  * @offset: DATA in reassembly: offset in the message
+ * @rx_ns: arrival time (ktime_get_ns() in the encapsulation socket)
+ * @flow: IPv6 flow label of the packet (0 for IPv4)
+ * @family: AF_INET or AF_INET6
+ * @sport: source transport port (DATA: the SES initiator)
+ * @usport: UDP source port of the packet (its entropy), network order
+ * @lpdcid: ACK, NACK, CTRL: the local PDC id it was sent to
+ * @ce: the IP header carried CE
+ * @trim: &enum smartt_trim
+ * @crp: a CRP control packet (crp_udp_port)
  */
 struct smartt_skb_cb {
 	union smartt_addr saddr;
-	u16 family;
-	u8 ce;
-	u16 sport;
 	u64 offset;
+	u64 rx_ns;
+	u32 flow;
+	u16 family;
+	u16 sport;
+	__be16 usport;
+	u16 lpdcid;
+	u8 ce;
+	u8 trim;
+	u8 crp;
 };
 
 #define SMARTT_SKB_CB(skb)	((struct smartt_skb_cb *)&((skb)->cb[0]))
@@ -538,6 +611,17 @@ enum smartt_stat {
 	SMARTT_STAT_CRP_TX_NONPART,
 	SMARTT_STAT_CRP_SPEC_DROPPED,
 	SMARTT_STAT_CRP_SPEC_RECOVERED,
+	SMARTT_STAT_DROP_CRC,
+	SMARTT_STAT_DROP_DPDCID,
+	SMARTT_STAT_DROP_SPDCID,
+	SMARTT_STAT_DROP_SRC,
+	SMARTT_STAT_DROP_JOB,
+	SMARTT_STAT_DROP_SEG_UNKNOWN,
+	SMARTT_STAT_DROP_MSG_ID,
+	SMARTT_STAT_DROP_FIELD,
+	SMARTT_STAT_PDC_EXHAUSTED,
+	SMARTT_STAT_RX_PDC_RESET,
+	SMARTT_STAT_TX_MSG_ID_WAIT,
 	SMARTT_STAT_COUNT,
 };
 
@@ -547,6 +631,18 @@ enum smartt_stat {
  */
 struct smartt_stats {
 	u64 v[SMARTT_STAT_COUNT];
+};
+
+/* Packet classes of the net.smartt.transport_dscp_* sysctls. */
+enum smartt_dscp_class {
+	SMARTT_DSCP_C_TRIMMABLE,
+	SMARTT_DSCP_C_TRIMMED,
+	SMARTT_DSCP_C_TRIMMED_LASTHOP,
+	SMARTT_DSCP_C_CONTROL,
+	SMARTT_DSCP_C_CRP_SPEC,
+	SMARTT_DSCP_C_CRP_GRANTED,
+	SMARTT_DSCP_C_CRP_SPEC_DROPPED,
+	SMARTT_DSCP_NCLASS,
 };
 
 /**
@@ -580,6 +676,15 @@ struct smartt_stats {
  * @crp_host: the host's CRP destination table, for requests no fabric
  *	port decided (crp.c)
  * @crp_host_k: the knobs @crp_host was made with
+ * @crp4: UDP socket of the CRP control packets (crp_udp_port), IPv4
+ * @crp6: the same, IPv6 (NULL when IPv6 is disabled)
+ * @pdc_lock: protects writers of @pdc_tx, @pdc_rx and @npdc
+ * @pdc_tx: the peers of the netns by their sender's local PDC id (RCU)
+ * @pdc_rx: the peers of the netns by their receiver's local PDC id (RCU)
+ * @npdc: ids in @pdc_tx and @pdc_rx
+ * @dscp: the net.smartt.transport_dscp_* sysctls, by &enum smartt_dscp_class
+ * @job_id: net.smartt.transport_job_id, the SES job id of DATA sent and
+ *	accepted
  * @table: this netns' net.smartt.transport_* sysctl table
  * @sysctl: its registration
  */
@@ -605,6 +710,14 @@ struct smartt_net {
 	spinlock_t crp_lock;	/* crp_host, crp_host_k */
 	struct crp_table crp_host;
 	struct crp_knobs crp_host_k;
+	struct socket *crp4;
+	struct socket *crp6;
+	spinlock_t pdc_lock;	/* writers of pdc_tx, pdc_rx, npdc */
+	struct hlist_head pdc_tx[1 << SMARTT_PDC_HASH_BITS];
+	struct hlist_head pdc_rx[1 << SMARTT_PDC_HASH_BITS];
+	u32 npdc;
+	u8 dscp[SMARTT_DSCP_NCLASS];
+	u32 job_id;
 	struct ctl_table *table;
 	struct ctl_table_header *sysctl;
 };
@@ -622,6 +735,13 @@ static inline void smartt_stat_inc(const struct net *net, enum smartt_stat s)
 }
 
 extern unsigned short smartt_udp_port;
+extern unsigned short smartt_crp_udp_port;
+
+/* The IP DSCP of a packet class in a netns. */
+static inline u8 smartt_dscp(const struct net *net, enum smartt_dscp_class c)
+{
+	return READ_ONCE(smartt_net(net)->dscp[c]);
+}
 
 /* mem.c: receive memory accounting */
 extern atomic_long_t smartt_memory_allocated;
@@ -644,6 +764,11 @@ void smartt_mem_exit(void);
 
 /* proto.c */
 struct sock *smartt_lookup(struct net *net, u16 port);
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want);
+void smartt_pdc_del(struct net *net, struct smartt_peer *peer, bool tx);
+struct sock *smartt_pdc_find(struct net *net, u16 id, u16 *family,
+			     union smartt_addr *addr);
+struct smartt_peer *smartt_pdc_peer(struct sock *sk, u16 id, bool *tx);
 int smartt_udp_get(struct net *net);
 void smartt_udp_put(struct net *net);
 
@@ -654,7 +779,7 @@ void smartt_procfs_exit_net(struct net *net);
 /* sock.c */
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
-bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u64 id, int err);
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err);
 void smartt_snd_una_advance(struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 				       const union smartt_addr *a, u16 port);
@@ -674,7 +799,7 @@ void smartt_sock_unregister(void);
 /* input.c */
 int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb);
 void smartt_rx_advance(struct smartt_peer *peer, u64 to);
-void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u32 epoch, u64 base);
+void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 base);
 void smartt_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 			struct smartt_rx_msg *m);
@@ -683,23 +808,68 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 int smartt_peer_route(struct net *net, struct smartt_peer *peer,
 		      const union smartt_addr *saddr);
 void smartt_push(struct sock *sk, struct smartt_peer *peer);
-void smartt_send_ack(struct sock *sk, struct smartt_peer *peer, u8 type,
-		     const struct smartt_hdr *dh, const struct smartt_data_ext *dx,
-		     bool ce);
+/**
+ * struct smartt_ack_info - the packet an ACK or NACK answers
+ * @psn: its PSN (extended)
+ * @rx_ns: its arrival time (service_time runs from there)
+ * @flow: its IPv6 flow label (the ACK's)
+ * @usport: its UDP source port (the ACK's), network order
+ * @ce: it carried CE
+ * @retx: it was a retransmission
+ * @probe: it was a PROBE: the ACK answers with %SMARTT_PDS_ACK_F_P
+ * @opaque: the PROBE's probe_opaque
+ */
+struct smartt_ack_info {
+	u64 psn;
+	u64 rx_ns;
+	u32 flow;
+	__be16 usport;
+	bool ce;
+	bool retx;
+	bool probe;
+	u16 opaque;
+};
+
+void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
+		     const struct smartt_ack_info *ai);
+void smartt_send_nack(struct sock *sk, struct smartt_peer *peer,
+		      const struct smartt_ack_info *ai, u8 code, u8 vendor);
 void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
-		       const struct smartt_data_ext *dx, u32 code);
+		       const struct smartt_data_hdr *dh, u8 rc);
 bool smartt_skb_not_unicast(const struct sk_buff *skb);
 u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
 		       union smartt_addr *dst);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
-			    u32 code);
+			    u8 rc);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 				    u32 entropy, u64 psn, u32 payload);
+
+/**
+ * struct smartt_tx_opts - how smartt_xmit() sends a packet
+ * @entropy: path entropy: the IPv6 flow label, and the UDP source port
+ *	through net.smartt.transport_sport_base/_range unless @usport is set
+ * @usport: UDP source port to use as is, network order (0: from @entropy)
+ * @dport: UDP destination port (0: udp_port)
+ * @dscp: the IP DSCP
+ * @ect: mark the packet ECT(0)
+ * @crc: append the CRC32C trailer (every UET packet; not CRP's)
+ * @tstamp: departure time, an EDT stamp on CLOCK_MONOTONIC (0: now)
+ */
+struct smartt_tx_opts {
+	u32 entropy;
+	__be16 usport;
+	__be16 dport;
+	u8 dscp;
+	bool ect;
+	bool crc;
+	u64 tstamp;
+};
+
 int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		struct dst_cache *cache, const union smartt_addr *saddr,
 		const union smartt_addr *daddr, struct sk_buff *skb,
-		u32 entropy, bool ect);
+		const struct smartt_tx_opts *o);
 
 /* timer.c */
 void smartt_timer_fn(struct timer_list *t);
@@ -745,22 +915,22 @@ void smartt_rtt_sample(struct smartt_peer *peer, u64 rtt_ns);
 bool smartt_rel_strack(const struct smartt_sock *ssk);
 int smartt_rel_set(struct sock *sk, sockptr_t optval, unsigned int optlen);
 const char *smartt_rel_name(const struct smartt_sock *ssk);
-u16 smartt_rel_data_flags(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx);
+bool smartt_rel_data_ar(struct sock *sk, struct smartt_peer *peer, u64 psn, bool rtx);
 void smartt_rel_data_ack(struct sock *sk, struct smartt_peer *peer,
-			 const struct smartt_hdr *h, const struct smartt_data_ext *dx,
-			 bool ce, u32 plen, u64 old_rcv_nxt);
+			 const struct smartt_ack_info *ai, bool ar, u32 plen,
+			 u64 old_rcv_nxt);
 void smartt_rel_ack_sent(struct smartt_peer *peer);
-void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer,
-		       const struct smartt_hdr *h, const struct smartt_ack_ext *a,
-		       u64 highest, u64 rtt, bool progress, u64 now);
+void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer, bool probe,
+		       u16 opaque, u32 ooo, u64 highest, u64 rtt, bool progress,
+		       u64 now);
 void smartt_rel_on_rto(struct sock *sk, struct smartt_peer *peer);
 void smartt_rel_sent(struct sock *sk, struct smartt_peer *peer, u64 now);
 u64 smartt_rel_rto_min(const struct sock *sk, const struct smartt_peer *peer);
-int smartt_rcv_probe(struct sock *sk, struct sk_buff *skb);
+int smartt_rcv_probe(struct sock *sk, struct smartt_peer *peer, struct sk_buff *skb);
 u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer);
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
-bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer,
-		      const struct smartt_ack_ext *a, u64 *acked, u64 *highest);
+bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer, u64 rcv_nxt,
+		      u64 sack_base, u64 sack, u64 *acked, u64 *highest);
 u32 smartt_rel_losses(struct sock *sk, struct smartt_peer *peer, u64 nack_psn,
 		      u64 highest, u64 now);
 void smartt_trace_loss(struct sock *sk, struct smartt_peer *peer, u64 psn, u8 why);
@@ -779,7 +949,8 @@ int smartt_crp_cfg_parse(const char *text, struct smartt_crp_cfg *c);
 int smartt_crp_valid(const struct sk_buff *skb);
 void smartt_crp_rcv(struct sock *sk, struct sk_buff *skb);
 bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m,
-		   u32 seg, u64 psn, bool rtx, u64 now, u16 *flags, u64 *tstamp);
+		   u32 seg, u64 psn, bool rtx, u64 now, u8 *dscp_class, u64 *tstamp);
+int smartt_crp_encap_rcv(struct sock *usk, struct sk_buff *skb);
 void smartt_crp_spec_drop(struct sock *sk, struct smartt_peer *peer, u64 psn);
 void smartt_crp_reset(struct smartt_peer *peer);
 void smartt_crp_msg_gone(struct smartt_peer *peer, u64 msg_id);
@@ -802,8 +973,17 @@ int smartt_path_init(struct sock *sk, struct smartt_peer *peer, gfp_t gfp);
 void smartt_path_free(struct smartt_peer *peer);
 u32 smartt_path_next(struct sock *sk, struct smartt_peer *peer, u64 psn, u32 len,
 		     bool rtx);
+/* &smartt_path_on_ack() feedback kinds */
+enum smartt_path_ack {
+	SMARTT_PATH_ACK,		/* an ACK */
+	SMARTT_PATH_NACK,		/* a trim NACK, not at the last hop */
+	SMARTT_PATH_NACK_LASTHOP,	/* a trim NACK at the last hop */
+	SMARTT_PATH_NACK_SPEC,		/* a CRP speculative packet trimmed after TTW */
+};
+
 void smartt_path_on_ack(struct sock *sk, struct smartt_peer *peer,
-			const struct smartt_hdr *h, u32 ev, u32 cc_rules, u64 now);
+			enum smartt_path_ack kind, bool ecn, u32 ev, u32 cc_rules,
+			u64 now);
 void smartt_path_on_lost(struct sock *sk, struct smartt_peer *peer, u32 entropy,
 			 u64 now);
 void smartt_path_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now);

@@ -69,7 +69,7 @@ ns() { echo "sf-$SMARTT_FABRIC_NAME-h$1"; }
 
 # run FABRIC PATTERN LB
 run() {
-	local fab=$1 pat=$2 lb=$3 i j n port=$((7000 + RANDOM % 20000)) dsts cnt per
+	local fab=$1 pat=$2 lb=$3 i j n port=$((1000 + RANDOM % 1000)) dsts cnt per
 	local spids=() rpids=()
 	rm -f "$tmp"/send.* "$tmp"/recv.* "$tmp"/fct.* "$tmp/hold"
 	"$SF" reset

@@ -97,7 +97,7 @@ static struct {
 	bool verbose;
 } opt = {
 	.proto = P_SMARTT, .pattern = PAT_PINGPONG, .family = AF_INET,
-	.port = 5201, .size = 64, .outstanding = 1, .timeout = 10, .interval = 1,
+	.port = 1201, .size = 64, .outstanding = 1, .timeout = 10, .interval = 1,
 };
 
 static const char *prog = "smartt-perf";
@@ -1383,7 +1383,7 @@ static void usage(FILE *f)
 "                             nscc, strack, crp) or TCP_CONGESTION (default: the system's)\n"
 "  -L, --lb NAME              smartt: path selector, SMARTT_LB (reps, reps-single,\n"
 "                             strack-bitmap, oblivious, ecmp; default: the netns's)\n"
-"  -p, --port PORT            server port, default port of targets (default 5201)\n"
+"  -p, --port PORT            server port, default port of targets (default 1201)\n"
 "  -4, -6                     server: address family (default IPv4)\n"
 "  -B, --bind ADDR            bind to this local address\n"
 "  -P, --pattern pingpong|stream   client (default pingpong)\n"

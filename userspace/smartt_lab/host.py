@@ -20,7 +20,7 @@ from . import config, metrics, transport
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FABRIC = os.path.join(TOP, "userspace", "smartt-fabric")
-PORT = 5301
+PORT = 1301
 
 # Host-mode names of the congestion controls: the BPF builds.
 HOST_ALIASES = {"smartt": "bpf_smartt", "strack": "bpf_strack", "dctcp": "bpf_dctcp"}

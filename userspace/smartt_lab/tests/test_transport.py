@@ -80,11 +80,11 @@ class Commands(unittest.TestCase):
     FLOW = {"id": 3, "size": 262144, "start_s": 0.0, "stop_s": None, "dst_addr": "198.18.0.9"}
 
     def test_client__sized_flow_is_one_message(self):
-        a = transport.client_argv("/p", self.FLOW, 5301, "reps", "smartt", 1000.5, 15, "/r.csv")
+        a = transport.client_argv("/p", self.FLOW, 1301, "reps", "smartt", 1000.5, 15, "/r.csv")
         self.assertEqual(a[:2], ["/p", "client"])
         self.assertEqual(a[-1], "198.18.0.9")
         for opt, val in (("-P", "stream"), ("--lb", "reps"), ("--cc", "smartt"),
-                         ("-p", "5301"), ("-S", "1000.500000"), ("-s", "262144"),
+                         ("-p", "1301"), ("-S", "1000.500000"), ("-s", "262144"),
                          ("-n", "1"), ("-o", "1"), ("--raw", "/r.csv"), ("-i", "0"),
                          ("-t", "25")):
             self.assertEqual(a[a.index(opt) + 1], val, opt)
@@ -93,14 +93,14 @@ class Commands(unittest.TestCase):
 
     def test_client__start_offset_and_long_flow(self):
         f = dict(self.FLOW, size=0, start_s=0.25, stop_s=2.0)
-        a = transport.client_argv("/p", f, 5301, "oblivious", "strack", 100.0, 2.5, "/r")
+        a = transport.client_argv("/p", f, 1301, "oblivious", "strack", 100.0, 2.5, "/r")
         self.assertEqual(a[a.index("-S") + 1], "100.250000")
         self.assertEqual(a[a.index("-d") + 1], "1.750")
         self.assertEqual(a[a.index("-s") + 1], str(transport.LONG_MSG))
         self.assertEqual(a[a.index("-o") + 1], str(transport.LONG_OUTSTANDING))
         self.assertNotIn("-n", a)
         # no stop: until the run's end
-        a = transport.client_argv("/p", dict(f, stop_s=None), 5301, "reps", "smartt", 0, 2.5,
+        a = transport.client_argv("/p", dict(f, stop_s=None), 1301, "reps", "smartt", 0, 2.5,
                                   "/r")
         self.assertEqual(a[a.index("-d") + 1], "2.250")
 
@@ -115,19 +115,19 @@ class Commands(unittest.TestCase):
                                   "smartt", 0, 2.5, "/r")
 
     def test_server__msg_max_only_when_needed(self):
-        a = transport.server_argv("/p", 5301, "ecmp", "strack", 1 << 20)
-        self.assertEqual(a, ["/p", "server", "-p", "5301", "--lb", "ecmp", "--cc", "strack",
+        a = transport.server_argv("/p", 1301, "ecmp", "strack", 1 << 20)
+        self.assertEqual(a, ["/p", "server", "-p", "1301", "--lb", "ecmp", "--cc", "strack",
                              "--json"])
-        a = transport.server_argv("/p", 5301, "reps", "smartt", 100 << 20)
+        a = transport.server_argv("/p", 1301, "reps", "smartt", 100 << 20)
         self.assertEqual(a[-2:], ["-s", str(100 << 20)])
 
     @unittest.skipUnless(os.access(PERF, os.X_OK), "smartt-perf not built (make tools)")
     def test_smartt_perf__accepts_every_option_built(self):
         # every option parses: smartt-perf stops at the bad target, after them
-        for argv in (transport.client_argv(PERF, dict(self.FLOW, dst_addr="bogus"), 5301,
+        for argv in (transport.client_argv(PERF, dict(self.FLOW, dst_addr="bogus"), 1301,
                                            "strack-bitmap", "strack", 0, 15, "/dev/null"),
                      transport.client_argv(PERF, dict(self.FLOW, size=0, dst_addr="bogus"),
-                                           5301, "ecmp", "smartt-2024", 0, 15, "/dev/null")):
+                                           1301, "ecmp", "smartt-2024", 0, 15, "/dev/null")):
             r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, timeout=30)
             self.assertEqual(r.returncode, 2, r.stderr)
@@ -170,7 +170,7 @@ class Run(unittest.TestCase):
         mark = os.path.join(d, "event")
         # a lead long enough for three Python processes on a loaded host
         t0 = time.monotonic_ns() + int(2e9)
-        plan = {"t0_mono_ns": t0, "end_s": 1.0, "bin_ms": 20, "port": 5301, "lb": "oblivious",
+        plan = {"t0_mono_ns": t0, "end_s": 1.0, "bin_ms": 20, "port": 1301, "lb": "oblivious",
                 "cc": "strack", "listeners": [{"ns": self.ns, "addr": "198.18.0.1"}],
                 "flows": [{"id": 0, "src_ns": self.ns, "src_addr": "198.18.0.1",
                            "dst_addr": "198.18.0.1", "size": 65536, "start_s": 0.2,
