@@ -143,13 +143,18 @@ TRACE_EVENT(smartt_probe,
  * @rtt: RTT sample given to the core, ns (0: none)
  * @bytes: bytes acknowledged (ACK) or trimmed (NACK)
  * @ecn: the ACK echoed CE
+ * @now: the event's time given to the core, ns
+ * @in_flight: the bytes in flight given to the core
  */
 TRACE_EVENT(smartt_transport_cc,
 	    TP_PROTO(u16 sport, u16 dport, u8 algo, u8 ev, u32 rules,
-		     u64 cwnd_before, u64 cwnd_after, u32 rtt, u32 bytes, bool ecn),
+		     u64 cwnd_before, u64 cwnd_after, u32 rtt, u32 bytes, bool ecn,
+		     u64 now, u64 in_flight),
 	    TP_ARGS(sport, dport, algo, ev, rules, cwnd_before, cwnd_after, rtt,
-		    bytes, ecn),
-	    TP_STRUCT__entry(__field(u64, cwnd_before)
+		    bytes, ecn, now, in_flight),
+	    TP_STRUCT__entry(__field(u64, now)
+			     __field(u64, in_flight)
+			     __field(u64, cwnd_before)
 			     __field(u64, cwnd_after)
 			     __field(u32, rules)
 			     __field(u32, rtt)
@@ -159,7 +164,9 @@ TRACE_EVENT(smartt_transport_cc,
 			     __field(u8, algo)
 			     __field(u8, ev)
 			     __field(u8, ecn)),
-	    TP_fast_assign(__entry->cwnd_before = cwnd_before;
+	    TP_fast_assign(__entry->now = now;
+			   __entry->in_flight = in_flight;
+			   __entry->cwnd_before = cwnd_before;
 			   __entry->cwnd_after = cwnd_after;
 			   __entry->rules = rules;
 			   __entry->rtt = rtt;
@@ -169,13 +176,13 @@ TRACE_EVENT(smartt_transport_cc,
 			   __entry->algo = algo;
 			   __entry->ev = ev;
 			   __entry->ecn = ecn;),
-	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u bytes=%u ecn=%u",
+	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u bytes=%u ecn=%u t=%llu in_flight=%llu",
 		      __entry->algo ? "strack" : "smartt",
 		      __print_symbolic(__entry->ev, { 0, "ack" }, { 1, "nack" },
 				       { 2, "rto" }),
 		      __entry->sport, __entry->dport, __entry->rules,
 		      __entry->cwnd_before, __entry->cwnd_after, __entry->rtt,
-		      __entry->bytes, __entry->ecn)
+		      __entry->bytes, __entry->ecn, __entry->now, __entry->in_flight)
 );
 
 /**
