@@ -279,6 +279,9 @@ for st in "${stages[@]}"; do
 		# too; this stage may run alone).
 		make -s -C bpf >"$out/bpf-build-guests.txt" 2>&1 ||
 			echo "# make -C bpf failed (${out#"$top"/}/bpf-build-guests.txt): the guests' fabric tests will skip"
+		# smartt_transport_nscc_replay.sh replays in the guest.
+		make -s -C userspace smartt-replay >"$out/replay-build-guests.txt" 2>&1 ||
+			echo "# make -C userspace smartt-replay failed (${out#"$top"/}/replay-build-guests.txt): smartt_transport_nscc_replay.sh will skip"
 		# smartt_package.sh installs the packages of `make deb` in
 		# the guests: build them first (once; nothing to do when
 		# build/deb/ holds this tree's), and the compiler cache of

@@ -21,11 +21,12 @@
 
 /* Tracepoint smartt_transport_cc for one event of a core. */
 static void smartt_cc_trace(struct sock *sk, struct smartt_peer *peer, u8 ev,
-			    u32 rules, u64 before, u32 rtt, u32 bytes, bool ecn)
+			    u32 rules, u64 before, u32 rtt, u32 bytes, bool ecn,
+			    u64 now, u64 in_flight)
 {
 	trace_smartt_transport_cc(smartt_sk(sk)->port, peer->port,
 				  smartt_sk(sk)->cc_algo == SMARTT_CCA_STRACK, ev,
-				  rules, before, peer->cwnd, rtt, bytes, ecn);
+				  rules, before, peer->cwnd, rtt, bytes, ecn, now, in_flight);
 }
 
 static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smartt_peer *p)
@@ -107,7 +108,8 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 	default:
 		return 0;
 	}
-	smartt_cc_trace(sk, peer, cs->nack, rules, before, cs->rtt, cs->bytes, cs->ecn);
+	smartt_cc_trace(sk, peer, cs->nack, rules, before, cs->rtt, cs->bytes, cs->ecn,
+			cs->now, cs->in_flight);
 	return rules;
 }
 
@@ -142,7 +144,7 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 	default:
 		return;
 	}
-	smartt_cc_trace(sk, peer, 2, rules, before, 0, peer->mss, false);
+	smartt_cc_trace(sk, peer, 2, rules, before, 0, peer->mss, false, now, peer->in_flight);
 }
 
 /**

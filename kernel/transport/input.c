@@ -20,6 +20,7 @@
 
 #include "smartt.h"
 #include "transport/transport.h"
+#include "transport/trace.h"
 
 /* Count and free a packet not used; returns 0 for the callers' returns. */
 static int smartt_drop(struct net *net, struct sk_buff *skb, enum smartt_stat why,
@@ -678,27 +679,23 @@ static bool smartt_ack_rcv_nxt(const struct smartt_peer *peer, u32 wire, u64 *rc
 	return *rcv_nxt <= peer->snd_nxt && *rcv_nxt + SMARTT_WIN >= peer->snd_una;
 }
 
+/* The replayer's ack_cc lines read the wire's fields in the same units. */
+static_assert(UET_ACK_SERVICE_UNIT_NS == SMARTT_NSCC_SERVICE_TIME_NS);
+static_assert(UET_ACK_RCVD_BYTES_MASK == SMARTT_NSCC_RCVD_BYTES_MASK);
+
 /*
- * The RTT of an ACK: the sender's interval from the packet's (re)send to
- * now, raw, and without the receiver's service_time (0: none: Karn - a
- * packet sent again is measured only when the ACK says it answers the
- * retransmission and it went twice; a saturated service_time says nothing).
+ * The sender's record of @psn for the RTT samples of an ACK_CC: the RTO
+ * estimator's (the whole interval) and the core's (less the receiver's
+ * service time), both under Karn's rule (kernel/algo/uet_ack.c).
  */
-static void smartt_ack_rtt(const struct smartt_peer *peer, u64 psn, bool retx,
-			   u16 service, u64 now, u64 *raw, u64 *net_rtt)
+static void smartt_ack_tx(const struct smartt_peer *peer, u64 psn, struct uet_ack_tx *tx)
 {
 	const struct smartt_txseg *s = &peer->win[psn % SMARTT_WIN];
-	u64 svc = (u64)service * SMARTT_NSCC_SERVICE_TIME_NS;
 
-	*raw = 0;
-	*net_rtt = 0;
-	if (s->psn != psn || s->state == SMARTT_SEG_FREE || s->sent_ns > now)
+	if (s->psn != psn || s->state == SMARTT_SEG_FREE)
 		return;
-	if (!(s->tx_count == 1 || (s->tx_count == 2 && retx)))
-		return;
-	*raw = now - s->sent_ns;
-	if (service < SMARTT_NSCC_SERVICE_TIME_MAX && *raw > svc)
-		*net_rtt = *raw - svc;
+	tx->sent_ns = s->sent_ns;
+	tx->tx_count = s->tx_count;
 }
 
 /*
@@ -712,13 +709,15 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	bool nack = smartt_type_of(skb) == SMARTT_PDS_NACK;
 	u8 flags = smartt_pds_flags(a->ack.prologue);
 	u64 rcv_nxt, psn = 0, base = 0, map = 0, highest = 0, now, acked = 0;
-	u64 raw = 0, rtt = 0;
+	u64 raw = 0;
 	struct net *net = sock_net(sk);
 	enum smartt_path_ack kind = SMARTT_PATH_ACK;
 	bool probe = false, have_psn = true, have_ev = false, progress;
-	u32 nacked_len, rules = 0, ev = 0, ooo = 0;
+	u32 nacked_len, rules = 0, ev = 0, ooo = 0, nb = 0;
 	u16 opaque = 0, service = SMARTT_NSCC_SERVICE_TIME_MAX;
+	struct uet_ack_tx utx = { 0 };
 	struct smartt_cc_sample cs;
+	struct uet_ack_cc ua = { 0 };
 	struct smartt_peer *peer;
 
 	peer = smartt_ctl_peer(sk, skb, true, ntohs(nack ? n->spdcid : a->ack.spdcid), false);
@@ -758,6 +757,10 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		map = smartt_ack_sack(a);
 		service = ntohs(a->nscc.service_time);
 		ooo = ntohs(a->nscc.ooo_count);
+		ua.rcvd_bytes = smartt_nscc_rcvd_bytes(&a->nscc);
+		ua.service_time = service;
+		ua.m = flags & SMARTT_PDS_ACK_F_M;
+		ua.retx = flags & SMARTT_PDS_ACK_F_RETX;
 	}
 	if (have_psn && psn >= peer->snd_nxt)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
@@ -775,18 +778,15 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		/* the path of the transmission answered: RETX says which */
 		have_ev = s->psn == psn;
 		ev = flags & SMARTT_PDS_ACK_F_RETX ? s->entropy : s->entropy0;
-		if (!nack)
-			smartt_ack_rtt(peer, psn, flags & SMARTT_PDS_ACK_F_RETX, service, now,
-				       &raw, &rtt);
+		if (!nack) {
+			smartt_ack_tx(peer, psn, &utx);
+			raw = uet_ack_rtt(&ua, &utx, now, 0);
+		}
 	} else if (probe && peer->rel.probe_sent && opaque == peer->rel.probe_opaque &&
 		   now > peer->rel.probe_sent) {
-		u64 svc = (u64)service * SMARTT_NSCC_SERVICE_TIME_NS;
-
 		have_ev = true;
 		ev = peer->rel.probe_entropy;
 		raw = now - peer->rel.probe_sent;
-		if (service < SMARTT_NSCC_SERVICE_TIME_MAX && raw > svc)
-			rtt = raw - svc;
 	}
 	if (raw)
 		smartt_rtt_sample(peer, raw);
@@ -800,15 +800,27 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 		peer->last_progress = now;
 		peer->rto_at = 0;
 	}
-	/* A probe's answer acknowledges no data of its own (STrack Alg. 2). */
-	if ((acked || nacked_len) && !probe) {
+	/*
+	 * The core takes an ACK_CC's NSCC state as UEC's NSCC does: the bytes
+	 * the receiver's count grew by, the RTT of the timed transmission less
+	 * its service time (kernel/algo/uet_ack.c); a NACK the trimmed packet.
+	 * A probe's answer acknowledges no data of its own (STrack Alg. 2).
+	 */
+	if (!nack && !probe)
+		nb = uet_ack_newly_rcvd(&peer->tx_rcvd, ua.rcvd_bytes);
+	if ((nb || nacked_len) && !probe) {
 		cs.now = now;
-		cs.rtt = min_t(u64, rtt ? rtt : raw, U32_MAX);
-		cs.bytes = nacked_len ? nacked_len : min_t(u64, acked, U32_MAX);
+		cs.rtt = nacked_len ? 0 : min_t(u64, uet_ack_rtt(&ua, &utx, now,
+							       SMARTT_NSCC_SERVICE_TIME_NS),
+						U32_MAX);
+		cs.bytes = nacked_len ? nacked_len : nb;
 		cs.in_flight = peer->in_flight;
 		cs.ecn = !!(flags & SMARTT_PDS_ACK_F_M);
 		cs.nack = !!nacked_len;
 		rules = smartt_cc_ack(sk, peer, &cs);
+		if (!nack)
+			trace_smartt_ack_cc(smartt_sk(sk)->port, peer->port, &ua, &utx, now,
+					    nb, cs.in_flight, peer->cwnd);
 	}
 	if (have_ev)
 		smartt_path_on_ack(sk, peer, kind, flags & SMARTT_PDS_ACK_F_M, ev, rules, now);

@@ -218,6 +218,7 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	smartt_pdc_del(sock_net(p->sk), p, true);
 	p->tx_est = false;
 	p->tx_rpdcid = 0;
+	uet_ack_track_init(&p->tx_rcvd);
 	p->snd_una = 0;
 	p->snd_nxt = 0;
 	p->in_flight = 0;

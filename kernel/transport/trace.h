@@ -4,7 +4,8 @@
  * control: /sys/kernel/tracing/events/smartt_transport/.  smartt_loss: a
  * packet declared lost, and why; smartt_retransmit: a lost packet sent
  * again; smartt_probe: a probe sent, or its answer and what was inferred
- * from it; smartt_transport_cc: a congestion-control decision.
+ * from it; smartt_transport_cc: a congestion-control decision;
+ * smartt_ack_cc: an ACK_CC the core took, as a smartt-replay ack_cc line.
  */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM smartt_transport
@@ -13,6 +14,8 @@
 #define SMARTT_TRANSPORT_TRACE_H
 
 #include <linux/tracepoint.h>
+
+#include "algo/uet_ack.h"
 
 /**
  * smartt_loss - a packet was declared lost
@@ -140,13 +143,18 @@ TRACE_EVENT(smartt_probe,
  * @rtt: RTT sample given to the core, ns (0: none)
  * @bytes: bytes acknowledged (ACK) or trimmed (NACK)
  * @ecn: the ACK echoed CE
+ * @now: the event's time given to the core, ns
+ * @in_flight: the bytes in flight given to the core
  */
 TRACE_EVENT(smartt_transport_cc,
 	    TP_PROTO(u16 sport, u16 dport, u8 algo, u8 ev, u32 rules,
-		     u64 cwnd_before, u64 cwnd_after, u32 rtt, u32 bytes, bool ecn),
+		     u64 cwnd_before, u64 cwnd_after, u32 rtt, u32 bytes, bool ecn,
+		     u64 now, u64 in_flight),
 	    TP_ARGS(sport, dport, algo, ev, rules, cwnd_before, cwnd_after, rtt,
-		    bytes, ecn),
-	    TP_STRUCT__entry(__field(u64, cwnd_before)
+		    bytes, ecn, now, in_flight),
+	    TP_STRUCT__entry(__field(u64, now)
+			     __field(u64, in_flight)
+			     __field(u64, cwnd_before)
 			     __field(u64, cwnd_after)
 			     __field(u32, rules)
 			     __field(u32, rtt)
@@ -156,7 +164,9 @@ TRACE_EVENT(smartt_transport_cc,
 			     __field(u8, algo)
 			     __field(u8, ev)
 			     __field(u8, ecn)),
-	    TP_fast_assign(__entry->cwnd_before = cwnd_before;
+	    TP_fast_assign(__entry->now = now;
+			   __entry->in_flight = in_flight;
+			   __entry->cwnd_before = cwnd_before;
 			   __entry->cwnd_after = cwnd_after;
 			   __entry->rules = rules;
 			   __entry->rtt = rtt;
@@ -166,13 +176,62 @@ TRACE_EVENT(smartt_transport_cc,
 			   __entry->algo = algo;
 			   __entry->ev = ev;
 			   __entry->ecn = ecn;),
-	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u bytes=%u ecn=%u",
+	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u bytes=%u ecn=%u t=%llu in_flight=%llu",
 		      __entry->algo ? "strack" : "smartt",
 		      __print_symbolic(__entry->ev, { 0, "ack" }, { 1, "nack" },
 				       { 2, "rto" }),
 		      __entry->sport, __entry->dport, __entry->rules,
 		      __entry->cwnd_before, __entry->cwnd_after, __entry->rtt,
-		      __entry->bytes, __entry->ecn)
+		      __entry->bytes, __entry->ecn, __entry->now, __entry->in_flight)
+);
+
+/**
+ * smartt_ack_cc - the congestion control took an ACK_CC
+ * @sport: transport port of the socket
+ * @dport: transport port of the peer
+ * @a: the ACK_CC's NSCC fields
+ * @tx: the sender's record of the acknowledged PSN
+ * @now: the ACK's arrival, ns
+ * @bytes: newly received bytes given to the core
+ * @in_flight: bytes in flight given to the core
+ * @cwnd: the window after the core
+ *
+ * After " | " the line is smartt-replay's ack_cc line for this ACK (the
+ * same inputs through kernel/algo/uet_ack.c), so that a recorded trace
+ * replays to the same windows.
+ */
+TRACE_EVENT(smartt_ack_cc,
+	    TP_PROTO(u16 sport, u16 dport, const struct uet_ack_cc *a,
+		     const struct uet_ack_tx *tx, u64 now, u32 bytes, u64 in_flight, u64 cwnd),
+	    TP_ARGS(sport, dport, a, tx, now, bytes, in_flight, cwnd),
+	    TP_STRUCT__entry(__field(u64, now)
+			     __field(u64, sent)
+			     __field(u64, in_flight)
+			     __field(u64, cwnd)
+			     __field(u32, tx)
+			     __field(u32, rcvd_bytes)
+			     __field(u32, bytes)
+			     __field(u16, service_time)
+			     __field(u16, sport)
+			     __field(u16, dport)
+			     __field(u8, m)
+			     __field(u8, retx)),
+	    TP_fast_assign(__entry->now = now;
+			   __entry->sent = tx->sent_ns;
+			   __entry->in_flight = in_flight;
+			   __entry->cwnd = cwnd;
+			   __entry->tx = tx->tx_count;
+			   __entry->rcvd_bytes = a->rcvd_bytes;
+			   __entry->bytes = bytes;
+			   __entry->service_time = a->service_time;
+			   __entry->sport = sport;
+			   __entry->dport = dport;
+			   __entry->m = a->m;
+			   __entry->retx = a->retx;),
+	    TP_printk("sport=%u dport=%u bytes=%u in_flight=%llu cwnd=%llu | ack_cc t=%llu sent=%llu tx=%u retx=%u service_time=%u rcvd_bytes=%u m=%u",
+		      __entry->sport, __entry->dport, __entry->bytes, __entry->in_flight,
+		      __entry->cwnd, __entry->now, __entry->sent, __entry->tx, __entry->retx,
+		      __entry->service_time, __entry->rcvd_bytes, __entry->m)
 );
 
 #endif /* SMARTT_TRANSPORT_TRACE_H */

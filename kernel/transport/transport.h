@@ -30,6 +30,7 @@
 #include "algo/lb.h"
 #include "algo/smartt.h"
 #include "algo/strack.h"
+#include "algo/uet_ack.h"
 #include "transport/reliab.h"
 #include "transport/wire.h"
 
@@ -307,6 +308,9 @@ struct smartt_rx_msg {
  *	ACKs (valid when @tx_est)
  * @tx_est: an ACK came since @tx_lpdcid was drawn: DATA carries
  *	@tx_rpdcid instead of SYN
+ * @tx_rcvd: the peer's count of bytes accepted in our sequence space, as
+ *	its ACK_CCs report it (the congestion control's newly acknowledged
+ *	bytes, kernel/algo/uet_ack.c)
  * @snd_una: lowest PSN not acknowledged
  * @snd_nxt: next PSN to use
  * @in_flight: payload bytes in state INFLIGHT
@@ -363,6 +367,7 @@ struct smartt_peer {
 	u16 tx_lpdcid;
 	u16 tx_rpdcid;
 	bool tx_est;
+	struct uet_ack_track tx_rcvd;
 	u64 snd_una;
 	u64 snd_nxt;
 	u64 in_flight;

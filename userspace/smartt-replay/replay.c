@@ -28,6 +28,7 @@
 #include "algo/lb.h"
 #include "algo/units.h"
 #include "algo/crp.h"
+#include "algo/uet_ack.h"
 #include "replay_core.h"
 
 #define REPLAY_ALGO_STRACK	SMARTT_PROFILE_COUNT
@@ -62,6 +63,8 @@ struct replay {
 	u32 wtd;
 	u64 i;
 	u64 last_t;
+	struct uet_ack_track uet;	/* ack_cc lines: the receiver's count */
+	u32 service_unit_ns;	/* ack_cc lines: unit of service_time */
 	struct crp_knobs ck;	/* --algo crp */
 	u64 crp_slot;		/* absolute slot of every table's cell 0 */
 	u32 ncrp;
@@ -251,6 +254,13 @@ static int replay_set_knob(struct replay *r, const char *key, const char *val)
 		}
 		return 0;
 	}
+	if (!strcmp(key, "service_unit_ns")) {
+		if (parse_u64(val, &v) || v > UET_ACK_SERVICE_UNIT_MAX_NS)
+			return replay_fail(r, "--set service_unit_ns=%s: want ns in [0, %u]",
+					   val, UET_ACK_SERVICE_UNIT_MAX_NS);
+		r->service_unit_ns = (u32)v;
+		return 0;
+	}
 	if (!strcmp(key, "wtd") && r->algo != REPLAY_ALGO_STRACK) {
 		if (parse_ppm(val, &v) == -2)
 			return replay_fail(r, "--set wtd=%s: at most 6 decimals", val);
@@ -283,6 +293,7 @@ int replay_init(struct replay *r, const char *algo, const char *lb, FILE *out)
 	memset(r, 0, sizeof(*r));
 	r->core = &replay_core_c;
 	r->out = out;
+	r->service_unit_ns = UET_ACK_SERVICE_UNIT_NS;
 	if (!strcmp(algo, "crp")) {
 		r->algo = REPLAY_ALGO_CRP;
 		r->ck = crp_defaults;
@@ -693,16 +704,24 @@ static void replay_rules(FILE *out, u32 rules, const char *const *names,
 	}
 }
 
-enum { EV_ACK, EV_NACK, EV_TIMEOUT, EV_SEND, EV_LOST, EV_COUNT };
+enum { EV_ACK, EV_NACK, EV_TIMEOUT, EV_SEND, EV_LOST, EV_ACK_CC, EV_COUNT };
 static const char *const ev_names[EV_COUNT] = {
-	"ack", "nack", "timeout", "send", "lost",
+	"ack", "nack", "timeout", "send", "lost", "ack_cc",
 };
 
 /* key=value fields of one line; a bit per key says it was given. */
-enum { F_T, F_RTT, F_ECN, F_BYTES, F_EV, F_LAST_HOP, F_COUNT };
+enum {
+	F_T, F_RTT, F_ECN, F_BYTES, F_EV, F_LAST_HOP,
+	F_SENT, F_TX, F_RETX, F_SERVICE_TIME, F_RCVD_BYTES, F_M, F_COUNT
+};
 static const char *const field_names[F_COUNT] = {
 	"t", "rtt", "ecn", "bytes", "ev", "last_hop",
+	"sent", "tx", "retx", "service_time", "rcvd_bytes", "m",
 };
+
+/* The fields of an ack_cc line: a UET ACK_CC and the sender's record. */
+#define F_ACK_CC_REQUIRED	(1 << F_T | 1 << F_SENT | 1 << F_SERVICE_TIME | \
+				 1 << F_RCVD_BYTES | 1 << F_M)
 
 /* Fields each event requires, and allows. */
 static const u32 ev_required[] = {
@@ -711,6 +730,7 @@ static const u32 ev_required[] = {
 	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES,
 	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
 	[EV_LOST] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
+	[EV_ACK_CC] = F_ACK_CC_REQUIRED,
 };
 
 static const u32 ev_allowed[] = {
@@ -719,7 +739,41 @@ static const u32 ev_allowed[] = {
 	[EV_TIMEOUT] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
 	[EV_SEND] = 1 << F_T | 1 << F_BYTES,
 	[EV_LOST] = 1 << F_T | 1 << F_BYTES | 1 << F_EV,
+	[EV_ACK_CC] = F_ACK_CC_REQUIRED | 1 << F_TX | 1 << F_RETX | 1 << F_EV,
 };
+
+/*
+ * An ack_cc line as the ack it amounts to (kernel/algo/uet_ack.c): the
+ * bytes from the received-bytes count, the RTT from the sender's record
+ * less the receiver's service time, the ECN from M.
+ */
+static int replay_ack_cc(struct replay *r, struct uet_ack_track *t, u64 *f, u32 given,
+			 unsigned long lineno)
+{
+	struct uet_ack_cc a;
+	struct uet_ack_tx tx;
+	u64 rtt;
+
+	if (!(given & (1U << F_TX)))
+		f[F_TX] = 1;
+	if (f[F_RCVD_BYTES] > UET_ACK_RCVD_BYTES_MASK || f[F_SERVICE_TIME] > U16_MAX ||
+	    f[F_M] > 1 || f[F_RETX] > 1 || f[F_TX] > U32_MAX)
+		return replay_fail(r, "line %lu: want rcvd_bytes < 2^24, service_time < 2^16, m and retx 0 or 1, tx < 2^32",
+				   lineno);
+	a = (struct uet_ack_cc){
+		.rcvd_bytes = (u32)f[F_RCVD_BYTES], .service_time = (u16)f[F_SERVICE_TIME],
+		.m = f[F_M], .retx = f[F_RETX],
+	};
+	tx = (struct uet_ack_tx){ .sent_ns = f[F_SENT], .tx_count = (u32)f[F_TX] };
+	rtt = uet_ack_rtt(&a, &tx, f[F_T], r->service_unit_ns);
+	if (rtt > U32_MAX)
+		return replay_fail(r, "line %lu: t - sent = %llu ns does not fit 32 bits",
+				   lineno, (unsigned long long)rtt);
+	f[F_RTT] = rtt;
+	f[F_ECN] = f[F_M];
+	f[F_BYTES] = uet_ack_newly_rcvd(t, a.rcvd_bytes);
+	return 0;
+}
 
 static u32 replay_paths(const struct replay *r)
 {
@@ -739,6 +793,7 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 	u64 f[F_COUNT] = { 0 };
 	u32 given = 0, rules = 0, ev_out = 0;
 	char *tok, *save = NULL, *hash, *val[F_COUNT] = { NULL };
+	struct uet_ack_track uet;
 	bool have_ev_out = false;
 	u64 cwnd;
 	int ev, i;
@@ -763,6 +818,10 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 		if ((given & (1U << i)) && parse_u64(val[i], &f[i]))
 			return replay_fail(r, "line %lu: %s=%s is not an unsigned integer",
 					   lineno, field_names[i], val[i]);
+	/* the count moves only when the line is taken (r->last_t below) */
+	uet = r->uet;
+	if (ev == EV_ACK_CC && replay_ack_cc(r, &uet, f, given, lineno))
+		return -1;
 	if (f[F_T] < r->last_t)
 		return replay_fail(r, "line %lu: t=%llu goes back in time (last %llu)",
 				   lineno, (unsigned long long)f[F_T],
@@ -779,6 +838,7 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 				   lineno, (unsigned long long)f[F_BYTES],
 				   (unsigned long long)r->in_flight);
 	r->last_t = f[F_T];
+	r->uet = uet;
 
 	if (ev == EV_SEND) {
 		cwnd = r->algo == REPLAY_ALGO_STRACK ? r->ts.cwnd : r->ss.cwnd;
@@ -798,17 +858,17 @@ int replay_line(struct replay *r, char *line, unsigned long lineno)
 		if (ev == EV_LOST) {
 			/* found by SACK/out-of-order/probe: the cores are not told */
 		} else if (r->algo == REPLAY_ALGO_STRACK) {
-			if (ev == EV_ACK)
+			if (ev == EV_ACK || ev == EV_ACK_CC)
 				rules = r->core->strack_on_ack(&r->ts, &r->tp, e.now, e.rtt,
 								e.ecn, e.bytes);
-		} else if (ev == EV_ACK) {
+		} else if (ev == EV_ACK || ev == EV_ACK_CC) {
 			rules = r->core->smartt_on_ack(&r->ss, &r->sp, &e);
 		} else if (ev == EV_NACK) {
 			rules = r->core->smartt_on_nack(&r->ss, &r->sp, &e);
 		} else {
 			rules = r->core->smartt_on_timeout(&r->ss, &r->sp, &e);
 		}
-		if (ev == EV_ACK)
+		if (ev == EV_ACK || ev == EV_ACK_CC)
 			fb = f[F_ECN] ? SMARTT_FB_ECN : SMARTT_FB_GOOD;
 		else if (ev == EV_NACK)
 			fb = f[F_LAST_HOP] ? SMARTT_FB_GOOD : SMARTT_FB_NACK;
@@ -924,9 +984,16 @@ static void help(const char *algo)
 	       "  nack    t=<ns> rtt=<ns> bytes=<packet> [ev=<entropy>] [last_hop=<0|1>]\n"
 	       "  timeout t=<ns> bytes=<packet> [ev=<entropy>]\n"
 	       "  lost    t=<ns> bytes=<packet> ev=<entropy>\n"
-	       "  send    t=<ns> bytes=<packet>\n");
+	       "  send    t=<ns> bytes=<packet>\n"
+	       "  ack_cc  t=<ns> sent=<ns> service_time=<units> rcvd_bytes=<24 bit> m=<0|1>\n"
+	       "          [tx=<transmissions, 1; 0 = no record>] [retx=<0|1>] [ev=<entropy>]\n"
+	       "          (a UET ACK_CC: bytes = rcvd_bytes difference, rtt = t - sent -\n"
+	       "          service_time x service_unit_ns when the ACK answers the timed\n"
+	       "          transmission, else no sample; ecn = m)\n");
 	printf("\nstate: cwnd (bytes, 0 = maxwnd), in_flight (bytes, default cwnd),\n"
-	       "       avg_delay (ns), wtd (fraction; smartt profiles)\n");
+	       "       avg_delay (ns), wtd (fraction; smartt profiles),\n"
+	       "       service_unit_ns (ns per ack_cc service_time unit, 0 = ignore it;\n"
+	       "       default %u, the transport's)\n", UET_ACK_SERVICE_UNIT_NS);
 	if (algo && !strcmp(algo, "strack")) {
 		printf("\nstrack knobs (defaults):\n");
 		for (i = 0; i < strack_knob_count; i++)
