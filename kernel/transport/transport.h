@@ -27,6 +27,7 @@
 #include <net/sock.h>
 
 #include "algo/crp.h"
+#include "algo/dctcp.h"
 #include "algo/lb.h"
 #include "algo/smartt.h"
 #include "algo/strack.h"
@@ -300,6 +301,7 @@ struct smartt_rx_msg {
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
+ * @dc: DCTCP-style core state (cc_algo SMARTT_CCA_DCTCP)
  * @rel: reliability state (reliab.c)
  * @crp: cc "crp": the peer's reservations (allocated with @win)
  */
@@ -340,6 +342,7 @@ struct smartt_peer {
 	u64 rx_charge;
 	struct smartt_state ss;
 	struct strack_state st;
+	struct dctcp_state dc;
 	struct smartt_rel rel;
 	struct smartt_crp_seg *crp;
 };

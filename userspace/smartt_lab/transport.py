@@ -38,7 +38,7 @@ from . import config
 from .driver import CLONE_NEWNET, _libc, setns
 
 LBS = ("reps", "reps-single", "strack-bitmap", "oblivious", "ecmp")
-CCS = ("smartt", "smartt-2024", "nscc", "strack", "none", "crp")
+CCS = ("smartt", "smartt-2024", "nscc", "strack", "none", "dctcp", "crp")
 DEFAULT_CC = "smartt"
 # smartt-perf's message sizes (bytes)
 MSG_MIN, MSG_MAX = 32, 1 << 30
