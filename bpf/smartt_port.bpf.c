@@ -770,14 +770,21 @@ int sf_egress(struct __sk_buff *skb)
 			st->drop_crp_bad++;
 			return TC_ACT_SHOT;
 		}
-		/* Speculative DATA: the lowest class, TTW at switch ports. */
+		/* Speculative DATA: the lowest class, TTW at switch ports.  A
+		 * host's NIC queues it below data too (spec 2), without TTW:
+		 * the source's own speculation must not delay its granted
+		 * packets past their reserved time.
+		 */
 		if (p.is_smartt && p.type == SMARTT_PKT_DATA &&
-		    (p.sflags & SMARTT_F_CRP_SPEC) && !(p.sflags & SMARTT_F_TRIMMED) &&
-		    !(cfg->flags & SF_PORT_NIC_TS) &&
-		    !bpf_skb_load_bytes(skb, p.hdr_off + offsetof(struct smartt_hdr, reserved2),
-					&spec_wait_be, 4)) {
-			spec = 1;
-			spec_wait = bpf_ntohl(spec_wait_be);
+		    (p.sflags & SMARTT_F_CRP_SPEC) && !(p.sflags & SMARTT_F_TRIMMED)) {
+			if (cfg->flags & SF_PORT_NIC_TS) {
+				spec = 2;
+			} else if (!bpf_skb_load_bytes(skb, p.hdr_off +
+						       offsetof(struct smartt_hdr, reserved2),
+						       &spec_wait_be, 4)) {
+				spec = 1;
+				spec_wait = bpf_ntohl(spec_wait_be);
+			}
 		}
 	}
 	prio = (cfg->flags & SF_PORT_PRIO) && is_ctrl(&p);
@@ -825,7 +832,7 @@ int sf_egress(struct __sk_buff *skb)
 		}
 		if (qbytes + len > cfg->buffer_bytes) {
 			overflow = 1;
-		} else if (spec && (__u64)spec_wait + (free - now) + standing_ns >
+		} else if (spec == 1 && (__u64)spec_wait + (free - now) + standing_ns >
 			   cc->knobs.ttw_ns) {
 			spec_late = 1;
 		} else {
@@ -872,7 +879,7 @@ int sf_egress(struct __sk_buff *skb)
 			prio = 1;
 			len = skb->len;
 			ser = ser_ns(len, rate);
-		} else if (spec) {
+		} else if (spec == 1) {
 			/* The wait here joins the packet's cumulative wait. */
 			__u64 w = (__u64)spec_wait + (finish - ser - now) + standing_ns;
 			__u32 nw = bpf_htonl(w > 0xffffffffULL ? 0xffffffffU : (__u32)w);

@@ -271,6 +271,15 @@ static void set_queue(__u64 data_free_ns)
 	bpf_map_update_elem(fd_of(skel->maps.port_state), &k, &st, 0);
 }
 
+static struct sf_port_state get_state(void)
+{
+	struct sf_port_state st = {};
+	__u32 k = PORT;
+
+	bpf_map_lookup_elem(fd_of(skel->maps.port_state), &k, &st);
+	return st;
+}
+
 static void set_table(__u32 g, __u64 base, const __u32 *cells)
 {
 	struct sf_crp_table t = {};
@@ -648,6 +657,24 @@ static void t_spec(void)
 	     f.len == f.l4 + 8 + 128 && s.crp_spec_drop == 1 && s.trimmed == 1 &&
 	     s.prio_pkts == 1 && csum_ok(&f),
 	     "past TTW (16 us + 5 us > 20 us): trimmed to its headers, TRIMMED | SPEC_DROP, priority class, checksum valid");
+
+	/*
+	 * A host's NIC: speculative DATA queues below data there too, without
+	 * TTW: it leaves after the data queued (here 5 us) and the data class's
+	 * clock does not move, so that a granted packet sent after it leaves
+	 * at its own time, not behind the host's speculation.
+	 */
+	set_port(SF_PORT_NIC_TS, 0);
+	reset_stats();
+	set_queue(NOW + 5000);
+	data_frame(&f, SMARTT_F_CRP_SPEC, 1000, TTW_NS + 1000);
+	r = egress(&f);
+	s = stats();
+	ktap(r == TC_ACT_OK && get_state().data_free_ns == NOW + 5000 &&
+	     get_state().spec_free_ns > NOW + 5000 && s.trimmed == 0 &&
+	     ntohl(hdr(&f)->reserved2) == TTW_NS + 1000,
+	     "speculative DATA at a host NIC: below data (data clock %llu, stays), no TTW, wait untouched",
+	     (unsigned long long)(get_state().data_free_ns - NOW));
 
 	/* ordinary data is not subject to TTW */
 	set_port(0, 0);

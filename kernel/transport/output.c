@@ -296,7 +296,8 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	x->offset = cpu_to_be64(off);
 	x->seg_size = htonl(peer->mss);
 	x->snd_una = cpu_to_be64(peer->snd_una);
-	x->tx_time = cpu_to_be64(now);
+	/* held for its departure (cc crp): sent then, for RTT and loss */
+	x->tx_time = cpu_to_be64(max(now, tstamp));
 	skb_put_data(skb, m->data + off, s->len);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_DATA);
 	if (rtx)
@@ -347,7 +348,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		if (!smartt_crp_tx(sk, peer, s->msg, s->seg, psn, true, now, &crp, &tstamp))
 			continue;
 		s->state = SMARTT_SEG_INFLIGHT;
-		s->sent_ns = now;
+		s->sent_ns = max(now, tstamp);
 		peer->lost--;
 		peer->in_flight += s->len;
 		peer->retransmits++;
@@ -372,7 +373,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		s->seg = m->next_seg++;
 		s->len = len;
 		s->state = SMARTT_SEG_INFLIGHT;
-		s->sent_ns = now;
+		s->sent_ns = max(now, tstamp);
 		peer->in_flight += len;
 		smartt_send_seg(sk, peer, peer->snd_nxt++, false, now, crp, tstamp);
 	}

@@ -220,11 +220,13 @@ static const struct {
 	SMARTT_STAT(CRP_TX_GRANTED, "crp_tx_granted",
 		    "DATA sent under a grant (SMARTT_F_CRP_GRANTED), speculative resends included"),
 	SMARTT_STAT(CRP_TX_NONPART, "crp_tx_nonpart",
-		    "DATA of cc crp sent without CRP: below nmin, resent, past the reservation"),
+		    "DATA of cc crp sent without CRP: below nmin, past the reservation"),
 	SMARTT_STAT(CRP_SPEC_DROPPED, "crp_spec_dropped",
 		    "speculative DATA a port trimmed after TTW (NACK with SPEC_DROP)"),
 	SMARTT_STAT(CRP_SPEC_RECOVERED, "crp_spec_recovered",
 		    "of those: sent again under their segment's grant"),
+	SMARTT_STAT(CRP_REASK, "crp_reask",
+		    "CRP requests again: a packet the segment's grant carried was lost"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

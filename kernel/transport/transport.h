@@ -109,6 +109,9 @@ struct smartt_path;
 #define SMARTT_TXSEG_SPEC	0x01
 #define SMARTT_TXSEG_SPEC_DROP	0x02
 #define SMARTT_TXSEG_GRANTED	0x04
+/* the grant it was sent under: &struct smartt_crp_seg.gen, low 4 bits */
+#define SMARTT_TXSEG_GEN_SHIFT	4
+#define SMARTT_TXSEG_GEN_MASK	0xf0
 
 /* CRP reservations a peer's sender holds at once (crp.c). */
 #define SMARTT_CRP_SEGS		16
@@ -132,6 +135,7 @@ enum smartt_crp_state {
  *	reservation's start (ns, CLOCK_MONOTONIC)
  * @wake: %SMARTT_CRP_GRANTED: a packet waits for its departure to come
  *	within the EDT horizon, at this time (ns, 0: none)
+ * @asked: when its last request left (ns)
  * @len: payload bytes of the segment
  * @req_bytes: the reservation asked for, wire bytes with epsilon
  * @spec: payload bytes sent speculatively
@@ -140,6 +144,8 @@ enum smartt_crp_state {
  * @npkts: packets of the segment
  * @sent: packets sent at least once
  * @retries: requests sent before the one out
+ * @gen: grants the segment took (a packet the current grant carried and
+ *	that was lost makes the segment ask again)
  * @state: &enum smartt_crp_state
  * @nospec: speculation stopped (a speculative packet was trimmed, or
  *	the socket's spec_bytes is 0)
@@ -150,6 +156,7 @@ struct smartt_crp_seg {
 	u64 first_psn;
 	u64 at;
 	u64 wake;
+	u64 asked;
 	u32 len;
 	u32 req_bytes;
 	u32 spec;
@@ -159,6 +166,7 @@ struct smartt_crp_seg {
 	u16 retries;
 	u8 state;
 	u8 nospec;
+	u8 gen;
 };
 
 /**
@@ -184,9 +192,11 @@ struct smartt_crp_cfg {
  * @crp: cc "crp": %SMARTT_TXSEG_SPEC (the last transmission was
  *	speculative), %SMARTT_TXSEG_SPEC_DROP (a port trimmed it for TTW and
  *	it was not sent again yet), %SMARTT_TXSEG_GRANTED (it was sent under
- *	the grant)
+ *	the grant whose &struct smartt_crp_seg.gen is in the bits of
+ *	%SMARTT_TXSEG_GEN_MASK)
  * @entropy: path entropy of the last (re)transmission
- * @sent_ns: last (re)transmission time
+ * @sent_ns: last (re)transmission time (a packet held for its EDT departure,
+ *	cc crp: that departure)
  */
 struct smartt_txseg {
 	u64 psn;
@@ -304,6 +314,8 @@ struct smartt_rx_msg {
  * @dc: DCTCP-style core state (cc_algo SMARTT_CCA_DCTCP)
  * @rel: reliability state (reliab.c)
  * @crp: cc "crp": the peer's reservations (allocated with @win)
+ * @crp_ans_ns: cc "crp": smoothed time from a request to its answer, ns
+ *	(0: none yet); a grant must start at least this far ahead
  */
 struct smartt_peer {
 	struct list_head node;
@@ -345,6 +357,7 @@ struct smartt_peer {
 	struct dctcp_state dc;
 	struct smartt_rel rel;
 	struct smartt_crp_seg *crp;
+	u64 crp_ans_ns;
 };
 
 /**
@@ -541,6 +554,7 @@ enum smartt_stat {
 	SMARTT_STAT_CRP_TX_NONPART,
 	SMARTT_STAT_CRP_SPEC_DROPPED,
 	SMARTT_STAT_CRP_SPEC_RECOVERED,
+	SMARTT_STAT_CRP_REASK,
 	SMARTT_STAT_COUNT,
 };
 
