@@ -742,9 +742,13 @@ int sf_egress(struct __sk_buff *skb)
 			st->drop_crp_bad++;
 			return TC_ACT_SHOT;
 		}
-		/* Speculative DATA: the lowest class, TTW at switch ports. */
-		if (p.is_ip && p.dscp == dscp_crp_spec && !(cfg->flags & SF_PORT_NIC))
-			spec = 1;
+		/* Speculative DATA: the lowest class, TTW at switch ports.  A
+		 * host's NIC queues it below data too (spec 2), without TTW:
+		 * the source's own speculation must not delay its granted
+		 * packets past their reserved time.
+		 */
+		if (p.is_ip && p.dscp == dscp_crp_spec)
+			spec = (cfg->flags & SF_PORT_NIC) ? 2 : 1;
 	}
 	prio = (cfg->flags & SF_PORT_PRIO) && is_prio(&p);
 	rate = cfg->rate_bps;
@@ -791,7 +795,7 @@ int sf_egress(struct __sk_buff *skb)
 		}
 		if (qbytes + len > cfg->buffer_bytes) {
 			overflow = 1;
-		} else if (spec && (free - now) + standing_ns > cc->knobs.ttw_ns) {
+		} else if (spec == 1 && (free - now) + standing_ns > cc->knobs.ttw_ns) {
 			/* TTW bounds the wait at each port (the packet carries
 			 * no sum of its waits).
 			 */
@@ -844,7 +848,7 @@ int sf_egress(struct __sk_buff *skb)
 			prio = 1;
 			len = skb->len;
 			ser = ser_ns(len, rate);
-		} else if (spec) {
+		} else if (spec == 1) {
 			st->crp_spec_pkts++;
 		}
 	}

@@ -91,6 +91,15 @@ static void set_now(__u64 now)
 	bpf_map_update_elem(fd_cfg, &k, &c, 0);
 }
 
+static struct sf_port_state get_state(void)
+{
+	struct sf_port_state st = {};
+	__u32 k = PORT;
+
+	bpf_map_lookup_elem(fd_state, &k, &st);
+	return st;
+}
+
 static void set_table(__u32 g, __u64 base, const __u32 *cells)
 {
 	struct sf_crp_table t = {};
@@ -442,6 +451,24 @@ static void t_spec(void)
 	}
 	spec_case(SF_PORT_NIC, TTW_NS + 5000, false,
 		  "speculative DATA behind 25 us at a host NIC (no TTW there)");
+
+	/*
+	 * A host's NIC: speculative DATA queues below data there too, without
+	 * TTW: it leaves after the data queued (here 5 us) and the data class's
+	 * clock does not move, so that a granted packet sent after it leaves
+	 * at its own time, not behind the host's speculation.
+	 */
+	set_port(SF_PORT_NIC, 0);
+	reset_stats();
+	set_queue(NOW + 5000);
+	uet_data(&f, SMARTT_DSCP_CRP_SPEC, 1000, 7, false);
+	g = f;
+	r = egress(&f);
+	ktap(r == TC_ACT_OK && get_state().data_free_ns == NOW + 5000 &&
+	     get_state().spec_free_ns > NOW + 5000 && stats().trimmed == 0 &&
+	     f.len == g.len && !memcmp(f.b, g.b, f.len),
+	     "speculative DATA at a host NIC: below data (data clock %llu, stays), no TTW, untouched",
+	     (unsigned long long)(get_state().data_free_ns - NOW));
 
 	/* ordinary data is not subject to TTW */
 	set_port(0, 0);

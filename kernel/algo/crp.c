@@ -221,6 +221,37 @@ u64 crp_vec_full(u32 cells)
 }
 
 /**
+ * crp_vec_from() - a source's request vector: the slots it can still use
+ * @cells: bits, 1 to %CRP_CELLS_MAX
+ * @slot_base: absolute slot of bit 0
+ * @slot_ns: slot length, ns (at least 1)
+ * @t: the earliest time the source can send under a grant, ns (the
+ *	grant must be back by then)
+ *
+ * The source is the request's first resource: a slot that starts before
+ * @t (the current slot, and those the answer cannot come back in time
+ * for) is not available, since a reservation starts no earlier than its
+ * slot and a packet sent after its reserved time takes the time of the
+ * reservations after it.
+ *
+ * Return: the @cells low bits set, less those of the slots starting
+ * before @t (0 if every slot of the vector does).
+ */
+u64 crp_vec_from(u32 cells, u64 slot_base, u32 slot_ns, u64 t)
+{
+	u32 rem;
+	u64 first = div_u64_rem(t, slot_ns, &rem);
+
+	if (rem)
+		first++;	/* the first slot starting at or after t */
+	if (first <= slot_base)
+		return crp_vec_full(cells);
+	if (first - slot_base >= cells)
+		return 0;
+	return crp_vec_full(cells) & ~((1ULL << (first - slot_base)) - 1);
+}
+
+/**
  * crp_vec_shift() - a request vector @slots slots later
  * @vec: vector, bit i = slot i from its base
  * @slots: slots that passed

@@ -139,6 +139,7 @@ void crp_table_shift(struct crp_table *t, u64 slots);
 u32 crp_table_consume(struct crp_table *t, u32 bytes);
 
 u64 crp_vec_full(u32 cells);
+u64 crp_vec_from(u32 cells, u64 slot_base, u32 slot_ns, u64 t);
 u64 crp_vec_shift(u64 vec, u64 slots, u32 cells);
 
 u32 crp_channel_request(struct crp_table *t, u32 size, u32 tag, u32 eager, u64 *vec);

@@ -6,7 +6,8 @@
  * "none" (a fixed window) and "crp" (a fixed window; its reservations in
  * crp.c decide when each packet leaves), the SMaRTT core
  * (kernel/algo/smartt.c) for its profiles, the STrack core
- * (kernel/algo/strack.c) for "strack".  The cores make every window
+ * (kernel/algo/strack.c) for "strack", the DCTCP-style core
+ * (kernel/algo/dctcp.c) for "dctcp".  The cores make every window
  * decision; this file only feeds them.
  * Documentation/transport.rst, "Congestion control".
  */
@@ -14,6 +15,7 @@
 
 #include <linux/slab.h>
 
+#include "algo/dctcp.h"
 #include "cc/cc_glue.h"
 #include "smartt.h"
 #include "transport/transport.h"
@@ -34,15 +36,25 @@ static u64 smartt_default_cwnd(const struct smartt_sock *ssk, const struct smart
 	return ssk->window ? ssk->window : (u64)p->mss * SMARTT_WINDOW_SEGS;
 }
 
+/* cc "dctcp": RFC 8257's constants, bounded by the window of cc "none". */
+static void smartt_cc_dctcp_params(const struct smartt_sock *ssk,
+				   const struct smartt_peer *p, struct dctcp_params *dp)
+{
+	dctcp_params_default(dp, p->mss, smartt_default_cwnd(ssk, p));
+}
+
 /**
  * smartt_cc_peer_init() - (re)start a peer's congestion control
  * @ssk: socket (locked)
  * @p: the peer
  *
- * The core's initial window (its window bound), or the fixed window.
+ * The core's initial window (SMaRTT, STrack: its window bound; dctcp: ten
+ * packets), or the fixed window.
  */
 void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p)
 {
+	struct dctcp_params dp;
+
 	switch (ssk->cc_algo) {
 	case SMARTT_CCA_SMARTT:
 		smartt_init(&p->ss, ssk->sp, 0);
@@ -51,6 +63,11 @@ void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p)
 	case SMARTT_CCA_STRACK:
 		strack_init(&p->st, ssk->tp, 0);
 		p->cwnd = p->st.cwnd;
+		break;
+	case SMARTT_CCA_DCTCP:
+		smartt_cc_dctcp_params(ssk, p, &dp);
+		dctcp_init(&p->dc, &dp);
+		p->cwnd = p->dc.cwnd;
 		break;
 	default:
 		p->cwnd = smartt_default_cwnd(ssk, p);
@@ -70,6 +87,8 @@ void smartt_cc_peer_init(struct smartt_sock *ssk, struct smartt_peer *p)
  * average delay that acknowledges nothing, so it never increases the
  * window and decreases it when the average delay is above target (the
  * paper defines no reaction to trims: STrack assumes none happen).
+ * dctcp: dctcp_on_ack() with the bytes, the ECN echo, and a NACK as a
+ * mark for the trimmed packet's bytes.
  *
  * Return: the SMaRTT core's rules (SMARTT_R_*), 0 for the other controls.
  */
@@ -78,6 +97,7 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	u64 before = peer->cwnd;
+	struct dctcp_params dp;
 	u32 rules = 0;
 
 	switch (ssk->cc_algo) {
@@ -105,6 +125,11 @@ u32 smartt_cc_ack(struct sock *sk, struct smartt_peer *peer,
 				      cs->bytes);
 		peer->cwnd = peer->st.cwnd;
 		break;
+	case SMARTT_CCA_DCTCP:
+		smartt_cc_dctcp_params(ssk, peer, &dp);
+		dctcp_on_ack(&peer->dc, &dp, cs->bytes, cs->ecn, cs->nack);
+		peer->cwnd = peer->dc.cwnd;
+		break;
 	default:
 		return 0;
 	}
@@ -123,6 +148,7 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	u64 before = peer->cwnd;
+	struct dctcp_params dp;
 	u32 rules = 0;
 
 	switch (ssk->cc_algo) {
@@ -141,6 +167,11 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
 		strack_on_timeout(&peer->st, ssk->tp, peer->mss);
 		peer->cwnd = peer->st.cwnd;
 		break;
+	case SMARTT_CCA_DCTCP:
+		smartt_cc_dctcp_params(ssk, peer, &dp);
+		dctcp_on_timeout(&peer->dc, &dp);
+		peer->cwnd = peer->dc.cwnd;
+		break;
 	default:
 		return;
 	}
@@ -151,7 +182,7 @@ void smartt_cc_timeout(struct sock *sk, struct smartt_peer *peer, u64 now)
  * smartt_cc_name() - the name SMARTT_CC reports
  * @ssk: socket
  *
- * Return: "none", a SMaRTT profile's name, "strack" or "crp".
+ * Return: "none", a SMaRTT profile's name, "strack", "dctcp" or "crp".
  */
 const char *smartt_cc_name(const struct smartt_sock *ssk)
 {
@@ -165,6 +196,8 @@ const char *smartt_cc_name(const struct smartt_sock *ssk)
 			"none";
 	case SMARTT_CCA_STRACK:
 		return "strack";
+	case SMARTT_CCA_DCTCP:
+		return "dctcp";
 	case SMARTT_CCA_CRP:
 		return "crp";
 	default:
@@ -215,7 +248,8 @@ static void smartt_cc_strack_cfg(struct sock *sk, struct strack_params *tp)
  */
 int smartt_cc_valid_name(const char *name)
 {
-	if (!strcmp(name, "none") || !strcmp(name, "strack") || !strcmp(name, "crp"))
+	if (!strcmp(name, "none") || !strcmp(name, "strack") || !strcmp(name, "dctcp") ||
+	    !strcmp(name, "crp"))
 		return 0;
 	return smartt_profile_by_name(name) < 0 ? -EINVAL : 0;
 }
@@ -256,7 +290,7 @@ static struct smartt_crp_cfg *smartt_cc_crp_cfg(struct sock *sk)
 /**
  * smartt_cc_set() - setsockopt(SMARTT_CC)
  * @sk: socket
- * @optval: the name, "none", a SMaRTT profile, "strack" or "crp"
+ * @optval: the name, "none", a SMaRTT profile, "strack", "dctcp" or "crp"
  * @optlen: its length (with or without the NUL)
  *
  * Every peer's congestion control restarts, and its CRP reservations
@@ -286,6 +320,8 @@ int smartt_cc_set(struct sock *sk, sockptr_t optval, unsigned int optlen)
 		crp = smartt_cc_crp_cfg(sk);
 		if (!crp)
 			return -ENOMEM;
+	} else if (!strcmp(name, "dctcp")) {
+		algo = SMARTT_CCA_DCTCP;
 	} else if (!strcmp(name, "strack")) {
 		algo = SMARTT_CCA_STRACK;
 		tp = kmalloc(sizeof(*tp), GFP_KERNEL);

@@ -270,7 +270,9 @@ static void smartt_crp_send_req(struct sock *sk, struct smartt_peer *peer,
 	struct smartt_crp_ext *x;
 	struct smartt_hdr *h;
 	struct sk_buff *skb;
+	u64 base = div_u64(now, k->slot_ns);
 	u32 ev = get_random_u32();
+	u64 lead;
 
 	skb = alloc_skb(SMARTT_CRP_HEADROOM + SMARTT_CRP_HLEN, GFP_ATOMIC);
 	if (!skb) {
@@ -289,8 +291,15 @@ static void smartt_crp_send_req(struct sock *sk, struct smartt_peer *peer,
 	x->seg_len = htonl(e->len);
 	x->req_bytes = htonl(e->req_bytes);
 	x->retries = htons(e->retries);
-	x->slot_base = cpu_to_be64(div_u64(now, k->slot_ns));
-	x->vec = cpu_to_be64(crp_vec_full(k->cells));
+	/*
+	 * The sender's own availability: no slot starting before the grant
+	 * can be back (a request's round trip to its answer, the RTT before
+	 * the first answer), whose time would be past when the grant came.
+	 */
+	lead = peer->crp_ans_ns ? peer->crp_ans_ns : peer->srtt_ns;
+	x->slot_base = cpu_to_be64(base);
+	x->vec = cpu_to_be64(crp_vec_from(k->cells, base, k->slot_ns, now + lead));
+	e->asked = now;
 	smartt_stat_inc(net, SMARTT_STAT_CRP_TX_REQ);
 	trace_smartt_crp_req(smartt_sk(sk)->port, peer->port, e->msg_id, e->off,
 			     e->req_bytes, e->retries);
@@ -358,8 +367,10 @@ static u64 smartt_crp_horizon(const struct crp_knobs *k)
  * without flag.  A segment's first packet takes a reservation entry and
  * sends the request (none free: the packet waits).  Granted: at once,
  * departure paced from the granted time, or it waits while that is
- * beyond the horizon; a packet the grant already carried once, or one
- * past the reserved bytes, goes at once as not taking part.  Not granted
+ * beyond the horizon; a packet the grant already carried once and that
+ * was lost makes the segment ask for a new reservation and waits for it
+ * (sent at once, it would take the time other segments reserved); one
+ * past the reserved bytes goes at once as not taking part.  Not granted
  * yet: speculative while the segment speculates within spec_bytes (never
  * a retransmission), else it waits.
  *
@@ -411,14 +422,24 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		e->nospec = !ssk->crp->spec_bytes;
 		smartt_crp_ask(sk, peer, e, false, now);
 	}
-	if (e->state == SMARTT_CRP_GRANTED &&
-	    ((rtx && (s->crp & SMARTT_TXSEG_GRANTED)) ||
-	     (u64)e->paced + smartt_crp_wire(peer, plen) > e->req_bytes)) {
+	if (e->state == SMARTT_CRP_GRANTED && rtx && (s->crp & SMARTT_TXSEG_GRANTED) &&
+	    (s->crp & SMARTT_TXSEG_GEN_MASK) >> SMARTT_TXSEG_GEN_SHIFT == (e->gen & 0xf)) {
 		/*
-		 * The grant carried this packet once already, or holds no more
-		 * bytes: it goes as traffic that does not take part, which the
-		 * ports charge to their earliest cell, never into slots the
-		 * segment did not reserve.
+		 * The grant carried this packet and it was lost: its time is
+		 * spent.  The segment asks again; this packet, and the others
+		 * of the grant lost meanwhile, leave under the next grant.
+		 */
+		e->gen++;
+		smartt_crp_ask(sk, peer, e, true, now);
+		smartt_stat_inc(net, SMARTT_STAT_CRP_REASK);
+		return false;
+	}
+	if (e->state == SMARTT_CRP_GRANTED &&
+	    (u64)e->paced + smartt_crp_wire(peer, plen) > e->req_bytes) {
+		/*
+		 * The grant holds no more bytes: it goes as traffic that does
+		 * not take part, which the ports charge to their earliest
+		 * cell, never into slots the segment did not reserve.
 		 */
 		smartt_stat_inc(net, SMARTT_STAT_CRP_TX_NONPART);
 		s->crp = 0;
@@ -437,7 +458,8 @@ bool smartt_crp_tx(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_m
 		*tstamp = t > now ? t : 0;
 		if (s->crp & SMARTT_TXSEG_SPEC_DROP)
 			smartt_stat_inc(net, SMARTT_STAT_CRP_SPEC_RECOVERED);
-		s->crp = SMARTT_TXSEG_GRANTED;
+		s->crp = SMARTT_TXSEG_GRANTED |
+			 ((e->gen & 0xf) << SMARTT_TXSEG_GEN_SHIFT);
 		smartt_stat_inc(net, SMARTT_STAT_CRP_TX_GRANTED);
 	} else {
 		if (rtx || e->nospec || e->spec + plen > ssk->crp->spec_bytes)
@@ -714,6 +736,12 @@ static void smartt_crp_rcv_answer(struct sock *sk, struct sk_buff *skb)
 	    ntohl(x->seg_len) != e->len || ntohl(x->req_bytes) != e->req_bytes)
 		goto count;
 	now = ktime_get_ns();
+	if (now > e->asked) {
+		u64 ans = now - e->asked;
+
+		peer->crp_ans_ns = peer->crp_ans_ns ?
+			peer->crp_ans_ns - (peer->crp_ans_ns >> 3) + (ans >> 3) : ans;
+	}
 	window = (u64)k->cells * k->slot_ns;
 	if (grant) {
 		at = be64_to_cpu(x->grant_ns);

@@ -418,7 +418,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		if (!smartt_crp_tx(sk, peer, s->msg, s->seg, psn, true, now, &crp, &tstamp))
 			continue;
 		s->state = SMARTT_SEG_INFLIGHT;
-		s->sent_ns = now;
+		s->sent_ns = max(now, tstamp);
 		if (s->tx_count < SMARTT_TXSEG_TX_MAX)
 			s->tx_count++;
 		peer->lost--;
@@ -445,7 +445,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 		s->seg = m->next_seg++;
 		s->len = len;
 		s->state = SMARTT_SEG_INFLIGHT;
-		s->sent_ns = now;
+		s->sent_ns = max(now, tstamp);
 		s->tx_count = 1;
 		peer->in_flight += len;
 		smartt_send_seg(sk, peer, peer->snd_nxt++, false, crp, tstamp);

@@ -377,7 +377,7 @@ static const struct {
 	SMARTT_STAT(CRP_TX_GRANTED, "crp_tx_granted",
 		    "DATA sent under a grant (SMARTT_F_CRP_GRANTED), speculative resends included"),
 	SMARTT_STAT(CRP_TX_NONPART, "crp_tx_nonpart",
-		    "DATA of cc crp sent without CRP: below nmin, resent, past the reservation"),
+		    "DATA of cc crp sent without CRP: below nmin, past the reservation"),
 	SMARTT_STAT(CRP_SPEC_DROPPED, "crp_spec_dropped",
 		    "speculative DATA a port trimmed after TTW (NACK with SPEC_DROP)"),
 	SMARTT_STAT(CRP_SPEC_RECOVERED, "crp_spec_recovered",
@@ -400,6 +400,8 @@ static const struct {
 		    "receive states restarted: DATA from a new sender PDC"),
 	SMARTT_STAT(TX_MSG_ID_WAIT, "tx_msg_id_wait",
 		    "sends held back: 32767 messages of the peer unfinished"),
+	SMARTT_STAT(CRP_REASK, "crp_reask",
+		    "CRP requests again: a packet the segment's grant carried was lost"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

@@ -15,6 +15,7 @@ enum smartt_cc_algo {
 	SMARTT_CCA_SMARTT,	/* a SMaRTT profile (kernel/algo/smartt.c) */
 	SMARTT_CCA_STRACK,	/* STrack (kernel/algo/strack.c) */
 	SMARTT_CCA_CRP,		/* CRP reservations (transport/crp.c), fixed window */
+	SMARTT_CCA_DCTCP,	/* DCTCP-style, ECN only (kernel/algo/dctcp.c) */
 };
 
 /* &struct smartt_sock.rel: SMARTT_RELIABILITY */

@@ -27,6 +27,7 @@
 #include <net/sock.h>
 
 #include "algo/crp.h"
+#include "algo/dctcp.h"
 #include "algo/lb.h"
 #include "algo/smartt.h"
 #include "algo/strack.h"
@@ -125,6 +126,9 @@ struct smartt_path;
 #define SMARTT_TXSEG_SPEC	0x01
 #define SMARTT_TXSEG_SPEC_DROP	0x02
 #define SMARTT_TXSEG_GRANTED	0x04
+/* the grant it was sent under: &struct smartt_crp_seg.gen, low 4 bits */
+#define SMARTT_TXSEG_GEN_SHIFT	4
+#define SMARTT_TXSEG_GEN_MASK	0xf0
 
 /* CRP reservations a peer's sender holds at once (crp.c). */
 #define SMARTT_CRP_SEGS		16
@@ -148,6 +152,7 @@ enum smartt_crp_state {
  *	reservation's start (ns, CLOCK_MONOTONIC)
  * @wake: %SMARTT_CRP_GRANTED: a packet waits for its departure to come
  *	within the EDT horizon, at this time (ns, 0: none)
+ * @asked: when its last request left (ns)
  * @len: payload bytes of the segment
  * @req_bytes: the reservation asked for, wire bytes with epsilon
  * @spec: payload bytes sent speculatively
@@ -156,6 +161,8 @@ enum smartt_crp_state {
  * @npkts: packets of the segment
  * @sent: packets sent at least once
  * @retries: requests sent before the one out
+ * @gen: grants the segment took (a packet the current grant carried and
+ *	that was lost makes the segment ask again)
  * @state: &enum smartt_crp_state
  * @nospec: speculation stopped (a speculative packet was trimmed, or
  *	the socket's spec_bytes is 0)
@@ -166,6 +173,7 @@ struct smartt_crp_seg {
 	u64 first_psn;
 	u64 at;
 	u64 wake;
+	u64 asked;
 	u32 len;
 	u32 req_bytes;
 	u32 spec;
@@ -175,6 +183,7 @@ struct smartt_crp_seg {
 	u16 retries;
 	u8 state;
 	u8 nospec;
+	u8 gen;
 };
 
 /**
@@ -203,12 +212,14 @@ struct smartt_crp_cfg {
  * @crp: cc "crp": %SMARTT_TXSEG_SPEC (the last transmission was
  *	speculative), %SMARTT_TXSEG_SPEC_DROP (a port trimmed it for TTW and
  *	it was not sent again yet), %SMARTT_TXSEG_GRANTED (it was sent under
- *	the grant)
+ *	the grant whose &struct smartt_crp_seg.gen is in the bits of
+ *	%SMARTT_TXSEG_GEN_MASK)
  * @tx_count: transmissions (saturates at %SMARTT_TXSEG_TX_MAX)
  * @entropy: path entropy of the last (re)transmission
  * @entropy0: path entropy of the first transmission (an ACK or NACK
  *	without RETX answers that one)
- * @sent_ns: last (re)transmission time
+ * @sent_ns: last (re)transmission time (a packet held for its EDT departure,
+ *	cc crp: that departure)
  */
 struct smartt_txseg {
 	u64 psn;
@@ -346,8 +357,11 @@ struct smartt_rx_msg {
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
+ * @dc: DCTCP-style core state (cc_algo SMARTT_CCA_DCTCP)
  * @rel: reliability state (reliab.c)
  * @crp: cc "crp": the peer's reservations (allocated with @win)
+ * @crp_ans_ns: cc "crp": smoothed time from a request to its answer, ns
+ *	(0: none yet); a grant must start at least this far ahead
  */
 struct smartt_peer {
 	struct list_head node;
@@ -395,8 +409,10 @@ struct smartt_peer {
 	u64 rx_charge;
 	struct smartt_state ss;
 	struct strack_state st;
+	struct dctcp_state dc;
 	struct smartt_rel rel;
 	struct smartt_crp_seg *crp;
+	u64 crp_ans_ns;
 };
 
 /**
@@ -630,6 +646,7 @@ enum smartt_stat {
 	SMARTT_STAT_PDC_EXHAUSTED,
 	SMARTT_STAT_RX_PDC_RESET,
 	SMARTT_STAT_TX_MSG_ID_WAIT,
+	SMARTT_STAT_CRP_REASK,
 	SMARTT_STAT_COUNT,
 };
 

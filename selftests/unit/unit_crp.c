@@ -235,6 +235,49 @@ TEST(crp_vec_shift__true_bits_come_in)
 	EXPECT_EQ(0x10ULL, crp_vec_shift(0x40, 1, 5));
 }
 
+/*
+ * A request decided in the middle of its current slot: with every bit set
+ * (what the sender sent before crp_vec_from()), an idle destination
+ * grants that slot from its start, which is already past when the grant
+ * is made, let alone when the sender has it: the segment then leaves late
+ * and takes the time of the reservations after it.  The sender's own
+ * availability leaves out the slots starting before it can have the
+ * grant.
+ */
+TEST(crp_vec_from__no_grant_before_the_source_can_send)
+{
+	struct crp_knobs k = crp_defaults;
+	struct crp_table t;
+	struct crp_grant g;
+	u64 vec, now = 10600, lead = 300;
+
+	k.cells = 5;
+	k.cmax = 512;
+	k.slot_ns = 1000;
+	k.nmax = 1024;
+	ASSERT_EQ(0, crp_table_init(&t, &k, 10));	/* slot 10: [10000, 11000) */
+	vec = crp_vec_full(5);
+	ASSERT_EQ(CRP_GRANT, (int)crp_dest_decide(&t, 600, &vec, &g));
+	EXPECT_EQ(10ULL, g.slot);
+	EXPECT_LT(crp_grant_ns(&k, &g), now);		/* the old request: in the past */
+
+	ASSERT_EQ(0, crp_table_init(&t, &k, 10));
+	vec = crp_vec_from(5, 10, 1000, now + lead);
+	EXPECT_EQ(0x1eULL, vec);			/* slot 10 left out */
+	ASSERT_EQ(CRP_GRANT, (int)crp_dest_decide(&t, 600, &vec, &g));
+	EXPECT_EQ(11ULL, g.slot);
+	EXPECT_GE(crp_grant_ns(&k, &g), now + lead);
+
+	EXPECT_EQ(0x1fULL, crp_vec_from(5, 10, 1000, 10000));	/* at slot 10's start */
+	EXPECT_EQ(0x1fULL, crp_vec_from(5, 10, 1000, 9000));
+	EXPECT_EQ(0x1eULL, crp_vec_from(5, 10, 1000, 10001));
+	EXPECT_EQ(0x1eULL, crp_vec_from(5, 10, 1000, 11000));
+	EXPECT_EQ(0x1cULL, crp_vec_from(5, 10, 1000, 11001));
+	EXPECT_EQ(0x10ULL, crp_vec_from(5, 10, 1000, 14000));
+	EXPECT_EQ(0x0ULL, crp_vec_from(5, 10, 1000, 14001));	/* beyond the look-ahead */
+	EXPECT_EQ(0xfffffffffffffffeULL, crp_vec_from(64, 10, 1000, 10500));
+}
+
 TEST(crp_table_consume__earliest_non_zero_cell)
 {
 	struct crp_table t;

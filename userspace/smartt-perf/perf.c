@@ -1380,7 +1380,7 @@ static void usage(FILE *f)
 "options (before or after the mode):\n"
 "      --proto smartt|tcp     transport (default smartt)\n"
 "  -C, --cc NAME              congestion control: SMARTT_CC (none, smartt, smartt-2024,\n"
-"                             nscc, strack, crp) or TCP_CONGESTION (default: the system's)\n"
+"                             nscc, strack, dctcp, crp) or TCP_CONGESTION (default: the system's)\n"
 "  -L, --lb NAME              smartt: path selector, SMARTT_LB (reps, reps-single,\n"
 "                             strack-bitmap, oblivious, ecmp; default: the netns's)\n"
 "  -p, --port PORT            server port, default port of targets (default 1201)\n"

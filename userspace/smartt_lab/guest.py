@@ -282,7 +282,8 @@ class GuestLab(HostLab):
             # the transport's SMaRTT and STrack read the same net.smartt.tcp_*
             # values as the TCP ones (the profile is SMARTT_CC's, per socket)
             lb, cc = profile.split(":")
-            if cc == "none":
+            # none and dctcp read no net.smartt.tcp_* value
+            if cc in ("none", "dctcp"):
                 return {"transport_lb": lb, "transport_cc": cc}
             if cc == "crp":
                 # the senders' and the receivers' CRP knobs, those of the

@@ -38,7 +38,7 @@ from . import config
 from .driver import CLONE_NEWNET, _libc, setns
 
 LBS = ("reps", "reps-single", "strack-bitmap", "oblivious", "ecmp")
-CCS = ("smartt", "smartt-2024", "nscc", "strack", "none", "crp")
+CCS = ("smartt", "smartt-2024", "nscc", "strack", "none", "dctcp", "crp")
 DEFAULT_CC = "smartt"
 # smartt-perf's message sizes (bytes)
 MSG_MIN, MSG_MAX = 32, 1 << 30
@@ -62,7 +62,7 @@ CRP_STATS = ("crp_tx_req", "crp_req_timeouts", "crp_rx_grant", "crp_rx_retry",
              "crp_retry_noslot", "crp_retry_full", "crp_retry_conv", "crp_drop_unknown",
              "crp_drop_bad", "crp_rx_req", "crp_host_grant", "crp_host_retry", "crp_tx_grant",
              "crp_tx_retry", "crp_tx_spec", "crp_tx_granted", "crp_tx_nonpart",
-             "crp_spec_dropped", "crp_spec_recovered")
+             "crp_spec_dropped", "crp_spec_recovered", "crp_reask")
 STATS.update({c: c for c in CRP_STATS})
 # CRP's sizing, the paper's (crp.rst, "Units and knobs"; crp-notes 1.6) in
 # packets of the fabric's MTU.  The paper's C_max, 269 cycles, is one of its

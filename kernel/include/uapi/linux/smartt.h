@@ -699,12 +699,16 @@ struct smartt_crp_ext {
 #define SMARTT_TIMEOUT_MS	2
 /**
  * SMARTT_CC - congestion control, a string: "none" (fixed window), a
- * SMaRTT profile, "smartt", "smartt-2024" or "nscc", "strack", or "crp"
- * (CRP channel reservation under a fixed window).  New sockets start
+ * SMaRTT profile, "smartt", "smartt-2024" or "nscc", "strack", "dctcp"
+ * (ECN only, DCTCP-style) or "crp" (CRP channel reservation under a fixed
+ * window).  New sockets start
  * with the sysctl net.smartt.transport_cc (default "none").
  */
 #define SMARTT_CC		3
-/** SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments). */
+/**
+ * SMARTT_WINDOW - window of cc "none" in bytes (default 64 segments), and
+ * the bound of cc "dctcp"'s window.
+ */
 #define SMARTT_WINDOW		4
 /** SMARTT_PEER_INFO - getsockopt: &struct smartt_peer_info of one peer. */
 #define SMARTT_PEER_INFO	5
