@@ -9,7 +9,11 @@
 # answered them with NACKs, and the senders must have received those NACKs
 # (/proc/net/smartt_stats through smarttctl).  IPv4 with cc "none" (a fixed
 # window far above the buffer: trims all along), IPv6 with cc "smartt"
-# (QuickAdapt on the NACKs).
+# (QuickAdapt on the NACKs).  A capture at the receiver of the IPv4
+# incast decodes as UET with no malformed field (smarttctl decode and the
+# Lua dissector, selftests/uet_capture_check.py) and holds the packets
+# trimmed at the last hop (DSCP trimmed_lasthop) and their NACKs
+# (TRIMMED_LASTHOP).
 # `make check` shares the long tests between its two plain guests
 # (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
 # kernels: 6.12
@@ -88,8 +92,30 @@ print(" ".join("%s=%s" % kv for kv in json.load(sys.stdin)["counters"].items() i
 	[ $(( $(stat h1 rx_nacks) + $(stat h2 rx_nacks) )) -gt "$rn0" ]
 }
 
+# capture at h0 (its eth0, both ways) around the IPv4 incast
+cap_pid=
+if command -v tcpdump >/dev/null; then
+	ip netns exec "$(host_field h0 ns)" tcpdump -i "$(host_field h0 dev)" -U -n \
+		-w "$tmp/v4.pcap" 'udp port 4793 or udp port 4794' 2>"$tmp/v4.tcpdump" &
+	cap_pid=$!
+	wait_output "$tmp/v4.tcpdump" "listening on" || cap_pid=
+fi
 check "IPv4, cc none: 2:1 incast into a 13 KB buffer, trimmed, NACKed, every message exactly once" \
 	incast v4 -4 ipv4 1711 none
+decoded() {
+	[ -n "$cap_pid" ] || { echo "no capture: tcpdump missing or did not start"; return "$ksft_skip"; }
+	sleep 0.5
+	kill -INT "$cap_pid"
+	# not this subshell's child: wait for it to go
+	for _ in $(seq 50); do
+		kill -0 "$cap_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	python3 "$SMARTT_TOP/selftests/uet_capture_check.py" "$tmp/v4.pcap" RUD_REQ ACK_CC \
+		dscp:trimmed_lasthop NACK:TRIMMED_LASTHOP
+}
+check "the IPv4 incast's capture decodes as UET: trimmed DATA, TRIMMED_LASTHOP NACKs, nothing malformed" \
+	decoded
 check "IPv6, cc smartt: 2:1 incast into a 13 KB buffer, trimmed, NACKed, every message exactly once" \
 	incast v6 -6 ipv6 1712 smartt
 ktap_exit
