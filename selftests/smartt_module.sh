@@ -35,4 +35,23 @@ cycles_ok() {
 }
 check "10 load/unload cycles" cycles_ok
 
+# The UDP ports: crp_udp_port defaults to 4794 and never equals udp_port.
+ports_ok() {
+	modprobe smartt || return 1
+	[ "$(cat /sys/module/smartt/parameters/crp_udp_port)" = 4794 ] || return 1
+	modprobe -r smartt || return 1
+	if modprobe smartt crp_udp_port=4793 2>/dev/null; then
+		echo "crp_udp_port equal to udp_port accepted"
+		modprobe -r smartt
+		return 1
+	fi
+	if modprobe smartt udp_port=4794 2>/dev/null; then
+		echo "udp_port equal to crp_udp_port accepted"
+		modprobe -r smartt
+		return 1
+	fi
+	[ ! -e /sys/module/smartt ]
+}
+check "crp_udp_port: default 4794, equal to udp_port refused (EINVAL)" ports_ok
+
 ktap_exit

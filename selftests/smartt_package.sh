@@ -346,12 +346,14 @@ sysctl -qw net.ipv4.tcp_congestion_control="$cc0"
 sysctl -qw net.ipv4.tcp_allowed_congestion_control="$allowed0"
 check "modprobe -r smartt after the sysctl examples" modprobe -r smartt
 
-# modprobe.d: the example, uncommented with another port
+# modprobe.d: the examples, uncommented with other ports
 cp /etc/modprobe.d/smartt.conf "$tmp/modprobe.conf"
-sed -E -i 's/^#(options smartt udp_port=)[0-9]+$/\14794/' /etc/modprobe.d/smartt.conf
+sed -E -i 's/^#(options smartt udp_port=)[0-9]+$/\14795/' /etc/modprobe.d/smartt.conf
+sed -E -i 's/^#(options smartt crp_udp_port=)[0-9]+$/\14796/' /etc/modprobe.d/smartt.conf
 modprobe smartt
-check "modprobe.d example, uncommented: udp_port=4794" \
-	test "$(cat /sys/module/smartt/parameters/udp_port 2>&1)" = 4794
+check "modprobe.d examples, uncommented: udp_port=4795, crp_udp_port=4796" \
+	test "$(cat /sys/module/smartt/parameters/udp_port 2>&1)" = 4795 -a \
+	"$(cat /sys/module/smartt/parameters/crp_udp_port 2>&1)" = 4796
 modprobe -r smartt
 cp "$tmp/modprobe.conf" /etc/modprobe.d/smartt.conf
 

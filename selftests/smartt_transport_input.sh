@@ -9,7 +9,8 @@
 # answered; a flood of DATA to a closed port gets no more error packets
 # than net.smartt.transport_err_ratelimit allows (tx_errors_ratelimited
 # counts the rest), and every one without a limit; the sysctl's
-# validation; recvmsg(MSG_CMSG_CLOEXEC); compat sendmsg()/recvmsg() from
+# validation; the wire format's knobs (job id, DSCP classes) and DATA of
+# another job; recvmsg(MSG_CMSG_CLOEXEC); compat sendmsg()/recvmsg() from
 # a 32-bit program.  Replies are counted by the
 # attacker's socket and by the victim's counters.  The runner checks dmesg.
 source "$(dirname "$0")/lib.sh"
@@ -208,6 +209,65 @@ validate() {
 	return $rc
 }
 check "transport_err_ratelimit: default 1, 0..3600000 per netns, others EINVAL" validate
+
+# The wire format's knobs (Documentation/protocol.rst, "DSCP"): the job
+# id (24 bits) and the DSCP classes (0..63; the three marks a switch
+# writes distinct from each other and from the three DATA classes).
+knob() { # knob NETNS NAME [VALUE]: read, or write (status of the write)
+	if [ $# -eq 2 ]; then
+		ip netns exec "$1" cat "/proc/sys/net/smartt/$2"
+	else
+		ip netns exec "$1" sh -c "echo $3 > /proc/sys/net/smartt/$2" 2>/dev/null
+	fi
+}
+wire_knobs_in() { # wire_knobs_in NETNS
+	local ns=$1 k v
+	[ "$(knob "$ns" transport_job_id)" = 0 ] || { echo "job id default not 0"; return 1; }
+	for v in 16777216 -1 abc; do
+		knob "$ns" transport_job_id "$v" && { echo "job id '$v' accepted"; return 1; }
+	done
+	knob "$ns" transport_job_id 16777215 && [ "$(knob "$ns" transport_job_id)" = 16777215 ] ||
+		{ echo "job id 16777215 rejected"; return 1; }
+	for k in trimmable:10 trimmed:12 trimmed_lasthop:14 control:46 crp_spec:8 \
+		 crp_granted:18 crp_spec_dropped:16; do
+		v=$(knob "$ns" "transport_dscp_${k%%:*}")
+		[ "$v" = "${k#*:}" ] || { echo "transport_dscp_${k%%:*} is $v, not ${k#*:}"; return 1; }
+		knob "$ns" "transport_dscp_${k%%:*}" 64 && { echo "dscp 64 accepted"; return 1; }
+	done
+	# a mark equal to a DATA class or to another mark: EINVAL
+	knob "$ns" transport_dscp_trimmed 10 && { echo "trimmed = trimmable accepted"; return 1; }
+	knob "$ns" transport_dscp_trimmed 14 && { echo "trimmed = trimmed_lasthop accepted"; return 1; }
+	knob "$ns" transport_dscp_crp_granted 16 && { echo "crp_granted = crp_spec_dropped accepted"; return 1; }
+	[ "$(knob "$ns" transport_dscp_trimmed)" = 12 ] || { echo "changed by a rejected write"; return 1; }
+	knob "$ns" transport_dscp_trimmed 20 && [ "$(knob "$ns" transport_dscp_trimmed)" = 20 ] ||
+		{ echo "trimmed 20 rejected"; return 1; }
+	echo "job id 0..16777215, dscp classes 0..63 and distinct marks, others EINVAL"
+}
+wire_knobs() {
+	local ns=smartt-in-w-$$ rc
+	ip netns add "$ns" || return 1
+	wire_knobs_in "$ns"
+	rc=$?
+	ip netns del "$ns"
+	return $rc
+}
+check "transport_job_id and transport_dscp_*: defaults, ranges, distinct marks, others EINVAL" wire_knobs
+
+# DATA of another job is dropped unanswered (drop_job), no peer made.
+other_job() {
+	local d0 p0 d1 p1
+	knob "$b" transport_job_id 5 || return 1
+	d0=$(stat "$b" drop_job)
+	p0=$(peers "$b")
+	attack 4 198.18.0.1 198.18.0.2 1700 5 500 || { knob "$b" transport_job_id 0; return 1; }
+	d1=$(stat "$b" drop_job)
+	p1=$(peers "$b")
+	knob "$b" transport_job_id 0
+	echo "job 5 at b, DATA of job 0: sent $sent replies $replies drop_job +$((d1 - d0))" \
+		"peer lines $p0 -> $p1" | tee /dev/fd/3
+	[ "$sent" -eq 5 ] && [ "$replies" -eq 0 ] && [ $((d1 - d0)) -eq 5 ] && [ "$p1" -eq "$p0" ]
+}
+check "DATA of another job (transport_job_id): dropped, counted drop_job, no answer" other_job
 
 check "recvmsg(MSG_CMSG_CLOEXEC) receives a message (IPv4)" \
 	ip netns exec "$b" "$bin" cloexec 4 1710

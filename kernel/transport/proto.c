@@ -25,18 +25,16 @@
 unsigned short smartt_udp_port = SMARTT_UDP_PORT_DEFAULT;
 unsigned short smartt_crp_udp_port = SMARTT_CRP_UDP_PORT_DEFAULT;
 
-/* udp_port and crp_udp_port: 1-65535, never equal to each other. */
+/* udp_port and crp_udp_port: 1-65535 (that they differ: at load). */
 static int smartt_udp_port_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned short *other = kp->arg == &smartt_udp_port ? &smartt_crp_udp_port :
-							     &smartt_udp_port;
 	u16 port;
 	int err;
 
 	err = kstrtou16(val, 0, &port);
 	if (err)
 		return err;
-	if (!port || port == *other)
+	if (!port)
 		return -EINVAL;
 	*(unsigned short *)kp->arg = port;
 	return 0;
@@ -51,7 +49,7 @@ module_param_cb(udp_port, &smartt_udp_port_ops, &smartt_udp_port, 0444);
 MODULE_PARM_DESC(udp_port, "UDP port of the transport's UET packets, 1-65535 (default 4793)");
 module_param_cb(crp_udp_port, &smartt_udp_port_ops, &smartt_crp_udp_port, 0444);
 MODULE_PARM_DESC(crp_udp_port,
-		 "UDP port of the CRP control packets, 1-65535, not udp_port (default 4794)");
+		 "UDP port of the CRP control packets, 1-65535, not udp_port (default 4794; equal: the load fails)");
 
 static unsigned int smartt_net_id __read_mostly;
 
@@ -637,6 +635,10 @@ int smartt_transport_register(void)
 	int err;
 
 	smartt_wire_checks();
+	if (smartt_udp_port == smartt_crp_udp_port) {
+		pr_err("udp_port and crp_udp_port must differ (both %u)\n", smartt_udp_port);
+		return -EINVAL;
+	}
 	err = smartt_mem_init();
 	if (err)
 		return err;

@@ -450,8 +450,18 @@ void smartt_rel_on_ack(struct sock *sk, struct smartt_peer *peer, bool probe,
 		r->rec_end = 0;
 	base = smartt_rel_base(sk, peer);
 
-	if (probe && opaque == r->probe_opaque)
+	if (probe && opaque == r->probe_opaque) {
 		smartt_rel_probe_answer(sk, peer, rtt, base, progress, now);
+	} else if (probe) {
+		/*
+		 * The answer to an earlier probe: a later one left at least
+		 * %SMARTT_PROBE_RTTS base RTTs after it, so it is late.
+		 */
+		smartt_stat_inc(net, SMARTT_STAT_RX_PROBE_ACKS);
+		smartt_stat_inc(net, SMARTT_STAT_PROBE_ACKS_LATE);
+		trace_smartt_probe(smartt_sk(sk)->port, peer->port, SMARTT_PROBE_V_LATE,
+				   peer->snd_una, peer->snd_nxt, 0, base, 0, 0);
+	}
 
 	thresh = clamp_t(u64, div64_u64(peer->cwnd, max_t(u32, peer->mss, 1)),
 			 SMARTT_OOO_MIN, SMARTT_WIN / 2);

@@ -144,8 +144,8 @@ static inline void smartt_wire_checks(void)
 	BUILD_BUG_ON(SMARTT_TRIM_BYTES_DEFAULT != SMARTT_DATA_HLEN);
 	BUILD_BUG_ON(sizeof(struct smartt_crp_ext) != SMARTT_CRP_EXT_LEN);
 	/* the receive path reads M and RETX of ACKs and NACKs alike */
-	BUILD_BUG_ON(SMARTT_PDS_ACK_F_M != SMARTT_PDS_NACK_F_M ||
-		     SMARTT_PDS_ACK_F_RETX != SMARTT_PDS_NACK_F_RETX);
+	BUILD_BUG_ON((SMARTT_PDS_ACK_F_M ^ SMARTT_PDS_NACK_F_M) |
+		     (SMARTT_PDS_ACK_F_RETX ^ SMARTT_PDS_NACK_F_RETX));
 	BUILD_BUG_ON(sizeof(struct smartt_completion) != SMARTT_COMPLETION_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_peer_info) != SMARTT_PEER_INFO_LEN);
 	BUILD_BUG_ON(sizeof(struct smartt_path_info) != SMARTT_PATH_INFO_LEN);
