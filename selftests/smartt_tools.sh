@@ -93,15 +93,15 @@ stat_b() { "$ctl" -n "$b" stats --json "$1" | python3 -c 'import json,sys; print
 
 d0=$(stat_b msgs_delivered)
 check "smartt ping-pong IPv4, 1000 B, 4 outstanding: counts match" \
-	perf_run pp4 smartt -4 198.18.0.2 7001 -P pingpong -n 200 -s 1000 -o 4
+	perf_run pp4 smartt -4 198.18.0.2 3001 -P pingpong -n 200 -s 1000 -o 4
 peers_check=1
 check "smartt stream IPv6, 64 KiB, completions with cookie: counts match" \
-	perf_run st6 smartt -6 2001:2::2 7002 -P stream -n 20 -s 65536 -o 4 --cc smartt
+	perf_run st6 smartt -6 2001:2::2 3002 -P stream -n 20 -s 65536 -o 4 --cc smartt
 peers_check=
 check "smartt stream IPv4, 1 MiB: counts match" \
-	perf_run st4 smartt -4 198.18.0.2 7003 -P stream -n 3 -s 1048576 -o 2
+	perf_run st4 smartt -4 198.18.0.2 3003 -P stream -n 3 -s 1048576 -o 2
 check "smartt ping-pong IPv6, 64 B: counts match" \
-	perf_run pp6 smartt -6 2001:2::2 7004 -P pingpong -n 100 -s 64
+	perf_run pp6 smartt -6 2001:2::2 3004 -P pingpong -n 100 -s 64
 check "TCP ping-pong IPv4, 1000 B: counts match" \
 	perf_run tpp4 tcp -4 198.18.0.2 7005 -P pingpong -n 200 -s 1000 -o 4 -C cubic
 check "TCP stream IPv6, 64 KiB, 1-byte acks: counts match" \
@@ -114,7 +114,7 @@ peers_seen() {
 	cat "$tmp/st6.peers"
 	python3 -c 'import json,sys
 rows = json.load(open(sys.argv[1]))
-ok = [r for r in rows if r["port"] == 7002 and r["peer"] == "2001:2::1" and r["cc"] == "none"]
+ok = [r for r in rows if r["port"] == 3002 and r["peer"] == "2001:2::1" and r["cc"] == "none"]
 sys.exit(0 if ok and ok[0]["rcv_nxt"] >= 20 else 1)' "$tmp/st6.peers"
 }
 check "/proc/net/smartt_peers (smarttctl peers): the stream's peer at the server" peers_seen
@@ -122,7 +122,7 @@ check "/proc/net/smartt_peers (smarttctl peers): the stream's peer at the server
 # 2:1 incast: two clients in a start together towards one server in b.
 incast() {
 	local t i pids=() rd reads
-	server_start inc --proto smartt -4 -p 7010 || return 1
+	server_start inc --proto smartt -4 -p 3010 || return 1
 	# /proc/net/smartt_peers read in a loop meanwhile, also while the
 	# sockets close (the runner then checks the kernel log).
 	ip netns exec "$b" bash -c 'n=0; while [ ! -e "$1" ]; do
@@ -132,7 +132,7 @@ incast() {
 	t=$(date +%s.%N | awk '{printf "%.3f", $1 + 1}')
 	for i in 1 2; do
 		ip netns exec "$a" timeout 100 "$perf" client --json -P stream -n 4 -s 100000 \
-			-o 2 -t 20 --start-at "$t" 198.18.0.2:7010 >"$tmp/inc.$i" 2>&1 &
+			-o 2 -t 20 --start-at "$t" 198.18.0.2:3010 >"$tmp/inc.$i" 2>&1 &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
@@ -150,14 +150,14 @@ check "2:1 incast with --start-at: both clients' messages arrive (smartt_peers r
 
 diff_rises() {
 	local out
-	server_start dif --proto smartt -4 -p 7011 || return 1
+	server_start dif --proto smartt -4 -p 3011 || return 1
 	# The client starts well after smarttctl's first read (Python takes
 	# about a second to start in a quiet TCG guest, over 3 s with four
 	# guests on two cores) and ends before the second.
 	"$ctl" -n "$b" stats --diff 20 --json rx_data msgs_delivered >"$tmp/dif.json" &
 	local cpid=$!
 	sleep 8
-	ip netns exec "$a" "$perf" client -P stream -n 10 -s 10000 -t 4 198.18.0.2:7011 \
+	ip netns exec "$a" "$perf" client -P stream -n 10 -s 10000 -t 4 198.18.0.2:3011 \
 		>"$tmp/dif.client" 2>&1 || echo "the client failed:"
 	tail -3 "$tmp/dif.client"
 	wait $cpid
@@ -210,11 +210,11 @@ check "smartt-perf --size 10: refused as a usage error" \
 	usage_error "--size 10: want 32 B" "$perf" client -s 10 198.18.0.2
 # b's UDP port is open only while b has a transport socket: hold one, so
 # that b answers a port without a socket with the transport's error.
-server_start hold --proto smartt -4 -p 7098
+server_start hold --proto smartt -4 -p 3098
 check "smartt-perf: no server (stream) fails with ECONNREFUSED, no hang" \
-	fails_with "Connection refused" ip netns exec "$a" "$perf" client -P stream -n 2 198.18.0.2:7099
+	fails_with "Connection refused" ip netns exec "$a" "$perf" client -P stream -n 2 198.18.0.2:3099
 check "smartt-perf: no server (ping-pong) fails with ECONNREFUSED, no hang" \
-	fails_with "Connection refused" ip netns exec "$a" "$perf" client -n 2 198.18.0.2:7099
+	fails_with "Connection refused" ip netns exec "$a" "$perf" client -n 2 198.18.0.2:3099
 check "smartt-perf: an unanswering address times out (-t 2)" \
 	fails_with "timed out" ip netns exec "$a" "$perf" client -P stream -n 1 -t 2 198.18.0.3
 server_stop hold >/dev/null

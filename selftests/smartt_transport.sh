@@ -98,7 +98,7 @@ if modprobe sch_netem 2>/dev/null && command -v tc >/dev/null; then
 	tcheck "losses were repaired (retransmits counted)" \
 		test "$(ip netns exec "$a" awk '$1 == "retransmits" { print $2 }' /proc/net/smartt_stats)" -gt 0
 	tcheck "cc dctcp, 3% loss, 2% duplicates, reordering: delivered exactly once" \
-		lossy 5008 dctcp
+		lossy 1508 dctcp
 else
 	ktap_result SKIP "lossy link" "no sch_netem or tc"
 fi

@@ -130,7 +130,7 @@ incast() {
 for pair in $PAIRS; do
 	scc=${pair%%:*}
 	tcc=${pair#*:}
-	ip netns exec "$ns1" "$perf" server --proto smartt -C "$scc" -p 7000 --rcvbuf "$BUF" \
+	ip netns exec "$ns1" "$perf" server --proto smartt -C "$scc" -p 1700 --rcvbuf "$BUF" \
 		>/dev/null 2>&1 &
 	srv+=($!)
 	ip netns exec "$ns1" "$perf" server --proto tcp -C "$tcc" -p 7001 >/dev/null 2>&1 &
@@ -138,14 +138,14 @@ for pair in $PAIRS; do
 	sleep 1
 	for s in $SIZES; do
 		IFS=: read -r size n o <<<"$s"
-		run "$pair stream $size" smartt "$scc" 7000 -P stream -s "$size" -n "$n" -o "$o" \
+		run "$pair stream $size" smartt "$scc" 1700 -P stream -s "$size" -n "$n" -o "$o" \
 			--sndbuf "$BUF"
 		run "$pair stream $size" tcp "$tcc" 7001 -P stream -s "$size" -n "$n" -o "$o"
 	done
-	run "$pair pingpong 64" smartt "$scc" 7000 -P pingpong -s 64 -n "$PING_N"
+	run "$pair pingpong 64" smartt "$scc" 1700 -P pingpong -s 64 -n "$PING_N"
 	run "$pair pingpong 64" tcp "$tcc" 7001 -P pingpong -s 64 -n "$PING_N"
 	if [ "$inc_n" -gt 1 ]; then
-		incast "$pair incast${inc_n} $inc_size" smartt "$scc" 7000
+		incast "$pair incast${inc_n} $inc_size" smartt "$scc" 1700
 		incast "$pair incast${inc_n} $inc_size" tcp "$tcc" 7001
 	fi
 	for p in "${srv[@]}"; do kill "$p" 2>/dev/null; done
