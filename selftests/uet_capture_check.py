@@ -45,11 +45,12 @@ def kinds(p):
 
 
 def decoder(path, want):
+    """Decode @path; (all holds, packets decoded), or (None, 0) if it cannot."""
     r = subprocess.run([sys.executable, CTL, "decode", "--json", path],
                        capture_output=True, text=True)
     if r.returncode not in (0, 3):
         print("smarttctl decode: exit %d: %s" % (r.returncode, r.stderr.strip()[-400:]))
-        return None
+        return None, 0
     pkts = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
     bad = [p for p in pkts if p.get("malformed")]
     seen = collections.Counter()
@@ -63,7 +64,7 @@ def decoder(path, want):
         print("decoder: none of %s" % ", ".join(miss))
     print("decoder: %d packets, %d malformed; %s" % (
         len(pkts), len(bad), ", ".join("%s %d" % (k, seen[k]) for k in want)))
-    return bool(ok) and not miss
+    return bool(ok) and not miss, len(pkts)
 
 
 def tshark_argv():
@@ -113,12 +114,9 @@ def main():
     if not os.path.exists(CTL):
         print("no %s" % CTL)
         return 4
-    ok = decoder(path, want)
+    ok, n = decoder(path, want)
     if ok is None:
         return 1
-    r = subprocess.run([sys.executable, CTL, "decode", "--json", path],
-                       capture_output=True, text=True)
-    n = sum(1 for line in r.stdout.splitlines() if line.startswith("{"))
     ok = dissector(path, n) and ok
     return 0 if ok else 1
 
