@@ -145,6 +145,39 @@ wait_output() {
 	return 1
 }
 
+# pcap_start NETNS DEV FILE FILTER: tcpdump on DEV in NETNS into FILE, its
+# report in FILE.log; sets pcap_pid.  Immediate mode: each packet is handed
+# to tcpdump as it arrives, not when a ring block fills or times out (a
+# capture stopped within the block timeout would otherwise hold nothing).
+# Fails if tcpdump does not start listening.
+pcap_start() {
+	ip netns exec "$1" tcpdump -i "$2" --immediate-mode -U -n -w "$3" "$4" \
+		2>"$3.log" &
+	pcap_pid=$!
+	wait_output "$3.log" "listening on"
+}
+
+# pcap_stop FILE: once FILE has stopped growing for 0.5 s (up to 10 s),
+# stop the tcpdump of pcap_start (SIGINT: it writes what it has), wait up
+# to 5 s for it to exit and print its report.  pcap_pid need not be a
+# child of the calling shell.
+pcap_stop() {
+	local i last=-1 size
+
+	for i in $(seq 20); do
+		size=$(wc -c <"$1" 2>/dev/null || echo 0)
+		[ "$size" = "$last" ] && break
+		last=$size
+		sleep 0.5
+	done
+	kill -INT "$pcap_pid" 2>/dev/null
+	for i in $(seq 50); do
+		kill -0 "$pcap_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$1.log"
+}
+
 # module_unload NAME [TRIES]: modprobe -r, retried every 0.5 s (default 40
 # times): a deleted netns drops its sockets' module references
 # asynchronously.

@@ -21,9 +21,10 @@
 # destination table decides the requests.  The sender takes cc "crp" from
 # net.smartt.transport_cc (no socket option) and does not speculate
 # (spec_bytes=0): every packet of a segment of at least nmin waits for its
-# grant.  The receiver's table has one cell (a slot of look-ahead), which
-# holds one segment's reservation: a segment that asks in the slot of the
-# one before it is refused (DEST_FULL), waits a slot and asks again.  IPv6.
+# grant.  The receiver's table has two cells: the current slot, which has
+# begun and is never granted, and the next one, which holds one segment's
+# reservation: a segment that asks in the slot of the one before it is
+# refused (no common slot), waits and asks again.  IPv6.
 # kernels: 6.12
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/fabric_lib.sh"
@@ -180,7 +181,7 @@ b=crpb$$
 host_setup() {
 	veth_pair "$a" "$b" &&
 	ip netns exec "$a" sysctl -qw net.smartt.transport_crp_knobs="$KNOBS spec_bytes=0" &&
-	ip netns exec "$b" sysctl -qw net.smartt.transport_crp_knobs="${KNOBS/cells=32/cells=1}" &&
+	ip netns exec "$b" sysctl -qw net.smartt.transport_crp_knobs="${KNOBS/cells=32/cells=2}" &&
 	ip netns exec "$a" sysctl -qw net.smartt.transport_cc=crp
 }
 setup_ok=true

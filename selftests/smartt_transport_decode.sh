@@ -43,18 +43,13 @@ stat() { # stat NETNS NAME
 	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/smartt_stats
 }
 
-# capture_start NAME / capture_stop: tcpdump on b's veth into $work/NAME.pcap
+# capture_start NAME / capture_stop NAME: tcpdump on b's veth into
+# $work/NAME.pcap
 capture_start() {
-	ip netns exec "$b" tcpdump -i veth-b -U -n -w "$work/$1.pcap" \
-		'udp port 4793 or udp port 4794' 2>"$work/$1.tcpdump" &
-	cap_pid=$!
-	wait_output "$work/$1.tcpdump" "listening on"
+	pcap_start "$b" veth-b "$work/$1.pcap" 'udp port 4793 or udp port 4794'
 }
 capture_stop() {
-	sleep 0.5
-	kill -INT "$cap_pid" 2>/dev/null
-	wait "$cap_pid"
-	cat "$work/$1.tcpdump"
+	pcap_stop "$work/$1.pcap"
 }
 
 # transfer PORT SIZE: a sends one message to b with $CC and $REL.

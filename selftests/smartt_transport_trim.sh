@@ -94,23 +94,16 @@ print(" ".join("%s=%s" % kv for kv in json.load(sys.stdin)["counters"].items() i
 
 # capture at h0 (its eth0, both ways) around the IPv4 incast
 cap_pid=
-if command -v tcpdump >/dev/null; then
-	ip netns exec "$(host_field h0 ns)" tcpdump -i "$(host_field h0 dev)" -U -n \
-		-w "$tmp/v4.pcap" 'udp port 4793 or udp port 4794' 2>"$tmp/v4.tcpdump" &
-	cap_pid=$!
-	wait_output "$tmp/v4.tcpdump" "listening on" || cap_pid=
+if command -v tcpdump >/dev/null &&
+   pcap_start "$(host_field h0 ns)" "$(host_field h0 dev)" "$tmp/v4.pcap" \
+	'udp port 4793 or udp port 4794'; then
+	cap_pid=$pcap_pid
 fi
 check "IPv4, cc none: 2:1 incast into a 13 KB buffer, trimmed, NACKed, every message exactly once" \
 	incast v4 -4 ipv4 1711 none
 decoded() {
 	[ -n "$cap_pid" ] || { echo "no capture: tcpdump missing or did not start"; return "$ksft_skip"; }
-	sleep 0.5
-	kill -INT "$cap_pid"
-	# not this subshell's child: wait for it to go
-	for _ in $(seq 50); do
-		kill -0 "$cap_pid" 2>/dev/null || break
-		sleep 0.1
-	done
+	pcap_stop "$tmp/v4.pcap"
 	python3 "$SMARTT_TOP/selftests/uet_capture_check.py" "$tmp/v4.pcap" RUD_REQ ACK_CC \
 		dscp:trimmed_lasthop NACK:TRIMMED_LASTHOP
 }

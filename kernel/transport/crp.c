@@ -612,8 +612,11 @@ void smartt_crp_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 /*
  * The host's destination table decides an undecided request: moved on to
  * the current slot, the request's vector aligned with it (a vector from a
- * later slot has nothing in common), then crp_dest_decide().  Fills the
- * decision into @x as a last-hop port would.  Return: true for a grant.
+ * later slot has nothing in common) and stripped of the slots that have
+ * begun (the source left them out when it asked; a request that arrives a
+ * slot later must not be given its new current slot either), then
+ * crp_dest_decide().  Fills the decision into @x as a last-hop port would.
+ * Return: true for a grant.
  */
 static bool smartt_crp_host_decide(struct net *net, struct smartt_crp_ext *x, u64 now)
 {
@@ -634,6 +637,7 @@ static bool smartt_crp_host_decide(struct net *net, struct smartt_crp_ext *x, u6
 		crp_table_shift(t, slot - t->base);
 	base = t->base;
 	vec = sb > base ? 0 : crp_vec_shift(vec, base - sb, k.cells);
+	vec &= crp_vec_from(k.cells, base, k.slot_ns, now);
 	res = crp_dest_decide(t, ntohl(x->req_bytes), &vec, &g);
 	spin_unlock_bh(&sn->crp_lock);
 
