@@ -246,6 +246,8 @@ fi
 dkms_env=()
 if [ -d "$SMARTT_TOP/build/deb/ccache" ] && [ -x /usr/lib/ccache/gcc ]; then
 	cp -a "$SMARTT_TOP/build/deb/ccache" "$tmp/ccache"
+	# the statistics printed below are the guest's compile alone
+	CCACHE_DIR=$tmp/ccache ccache -z >/dev/null
 	mapfile -t dkms_env < <("$SMARTT_TOP/scripts/dkms-cache.sh" --env "$tmp/ccache")
 	echo "# DKMS's gcc through ccache (build/deb/ccache, scripts/dkms-cache.sh)"
 else
