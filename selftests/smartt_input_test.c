@@ -73,7 +73,7 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
 	/* one-packet messages of 100 bytes from PDC 1, transport port 9 */
 	struct uet_data d = {
-		.spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = dport, .initiator = 9,
+		.clear = -1, .spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = dport, .initiator = 9,
 		.len = 100, .plen = 100, .eom = true,
 	};
 	struct sockaddr_storage local;
@@ -82,6 +82,7 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 	unsigned char p[SMARTT_DATA_HLEN + 100 + SMARTT_CRC_LEN];
 	size_t len;
 	long long start, elapsed;
+	struct uet_flow f;
 	struct addrinfo *ai;
 	char port[8];
 
@@ -91,7 +92,8 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 		return 1;
 	}
 	fd = socket(fam, SOCK_DGRAM, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)) ||
+	if (fd < 0 || uet_flow(&f, (struct sockaddr *)&local, ai->ai_addr) ||
+	    setsockopt(fd, SOL_SOCKET, SO_BROADCAST, &one, sizeof(one)) ||
 	    setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &big, sizeof(big)) ||
 	    bind(fd, (struct sockaddr *)&local, llen)) {
 		perror("reply socket");
@@ -107,10 +109,10 @@ static int tool_data(int fam, const char *src, const char *dst, int dport, int c
 		setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &zero, sizeof(zero));
 	start = now_ms();
 	for (i = 0; i < count; i++) {
-		/* SYN, start PSN = PSN = CLEAR_PSN: each packet stands alone */
+		/* SYN, start PSN = PSN = CLEAR_PSN + 1: each packet stands alone */
 		d.psn = i;
 		d.msg_id = i;
-		len = uet_build_data(p, &d, NULL);
+		len = uet_build_data(&f, p, &d, NULL);
 		if (sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)len)
 			sent++;
 		if (i % 64 == 63)

@@ -92,7 +92,8 @@ static int replies(int fd, int timeout_ms)
  * @src, and @dst's address for it in *@ai.  Return: the socket, or -2 for
  * a bad address, -1 for a socket error (the exit status, negated).
  */
-static int attacker(int fam, const char *src, const char *dst, struct addrinfo **ai)
+static int attacker(int fam, const char *src, const char *dst, struct addrinfo **ai,
+		    struct uet_flow *f)
 {
 	struct addrinfo hints = { .ai_family = fam, .ai_socktype = SOCK_DGRAM,
 				  .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV };
@@ -104,6 +105,11 @@ static int attacker(int fam, const char *src, const char *dst, struct addrinfo *
 	snprintf(port, sizeof(port), "%d", SMARTT_UDP_PORT_DEFAULT);
 	if (!llen || getaddrinfo(dst, port, &hints, ai)) {
 		fprintf(stderr, "bad address %s or %s\n", src, dst);
+		return -2;
+	}
+	if (uet_flow(f, (struct sockaddr *)&local, (*ai)->ai_addr)) {
+		fprintf(stderr, "%s and %s: not one family\n", src, dst);
+		freeaddrinfo(*ai);
 		return -2;
 	}
 	fd = socket(fam, SOCK_DGRAM, 0);
@@ -130,6 +136,7 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	static unsigned char p[SMARTT_DATA_HLEN + 8192 + SMARTT_CRC_LEN];
 	static unsigned char pay[8192];
 	long long end = now_ms() + secs * 1000LL;
+	struct uet_flow f;
 	struct addrinfo *ai;
 	long sent = 0, i;
 	int fd, acks = 0;
@@ -141,7 +148,7 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 		fprintf(stderr, "bad segment size, length or count\n");
 		return 2;
 	}
-	fd = attacker(fam, src, dst, &ai);
+	fd = attacker(fam, src, dst, &ai, &f);
 	if (fd < 0)
 		return -fd;
 	memset(pay, 0xa5, sizeof(pay));
@@ -151,11 +158,11 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 
 		d.psn = i;
 		d.dpdcid = i;		/* SYN: PSN offset from the start PSN 0 */
-		d.clear = -i;		/* CLEAR_PSN 0 */
+		d.clear = -i - 1;	/* CLEAR_PSN -1: none cleared */
 		d.off = off;
 		d.plen = msg_len - off < seg ? msg_len - off : seg;
 		d.eom = off + d.plen == msg_len;
-		len = uet_build_data(p, &d, pay);
+		len = uet_build_data(&f, p, &d, pay);
 		if (sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)len)
 			sent++;
 		/* The whole gap, whatever comes back meanwhile. */
@@ -175,21 +182,24 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 /* A whole 64-byte message as one DATA packet, as peer (@sport, @spdcid) sends it. */
 #define WHOLE_LEN (SMARTT_DATA_HLEN + 64 + SMARTT_CRC_LEN)
 
-static void whole_msg(unsigned char *p, int dport, uint16_t sport, uint16_t spdcid)
+static void whole_msg(const struct uet_flow *f, unsigned char *p, int dport, uint16_t sport,
+		      uint16_t spdcid)
 {
 	static const unsigned char pay[64] = { 0x5a };
 	struct uet_data d = {
-		.spdcid = spdcid ? spdcid : 1, .flags = SMARTT_PDS_REQ_F_SYN, .msg_id = 1,
+		.clear = -1, .spdcid = spdcid ? spdcid : 1, .flags = SMARTT_PDS_REQ_F_SYN,
+		.msg_id = 1,
 		.pid = dport, .initiator = sport, .len = 64, .plen = 64, .eom = true,
 	};
 
-	uet_build_data(p, &d, pay);
+	uet_build_data(f, p, &d, pay);
 }
 
 static int tool_peers(int fam, const char *src, const char *dst, int dport, long count)
 {
 	unsigned char p[WHOLE_LEN];
 	int fd, acks = 0;
+	struct uet_flow f;
 	struct addrinfo *ai;
 	long sent = 0, i;
 
@@ -198,11 +208,11 @@ static int tool_peers(int fam, const char *src, const char *dst, int dport, long
 		fprintf(stderr, "COUNT: 1 to %d\n", SMARTT_PORT_MAX - 1023);
 		return 2;
 	}
-	fd = attacker(fam, src, dst, &ai);
+	fd = attacker(fam, src, dst, &ai, &f);
 	if (fd < 0)
 		return -fd;
 	for (i = 0; i < count; i++) {
-		whole_msg(p, dport, 1024 + i, (uint16_t)(getpid() + i + 1));
+		whole_msg(&f, p, dport, 1024 + i, (uint16_t)(getpid() + i + 1));
 		if (sendto(fd, p, sizeof(p), 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)sizeof(p))
 			sent++;
 		/* a breath now and then: the flood must reach the socket, not the qdisc's limit */
@@ -223,6 +233,8 @@ static int tool_peers_from(const char *base, long count, const char *dst, int dp
 				   .sin_port = htons(SMARTT_UDP_PORT_DEFAULT) };
 	struct sockaddr_in to = { .sin_family = AF_INET,
 				  .sin_port = htons(SMARTT_UDP_PORT_DEFAULT) };
+	struct sockaddr_storage ss = { 0 }, ts = { 0 };
+	struct uet_flow f;
 	uint32_t first;
 	long sent = 0, i;
 	int one = 1, fd;
@@ -237,9 +249,12 @@ static int tool_peers_from(const char *base, long count, const char *dst, int dp
 		return 2;
 	}
 	first = ntohl(src.sin_addr.s_addr);
+	memcpy(&ts, &to, sizeof(to));
 	for (i = 0; i < count; i++) {
 		src.sin_addr.s_addr = htonl(first + i);
-		whole_msg(p, dport, 9, (uint16_t)(getpid() + i + 1));
+		memcpy(&ss, &src, sizeof(src));
+		uet_flow(&f, (struct sockaddr *)&ss, (struct sockaddr *)&ts);
+		whole_msg(&f, p, dport, 9, (uint16_t)(getpid() + i + 1));
 		fd = socket(AF_INET, SOCK_DGRAM, 0);
 		if (fd < 0 || setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one)) ||
 		    bind(fd, (struct sockaddr *)&src, sizeof(src))) {

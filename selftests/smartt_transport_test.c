@@ -731,19 +731,19 @@ TEST_F(api, peer_restarts)
 
 /* A valid DATA packet (one segment of 100 bytes) to transport port 1700. */
 static const struct uet_data inj_data = {
-	.psn = 7, .spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = 1700,
+	.psn = 7, .clear = -1, .spdcid = 1, .flags = SMARTT_PDS_REQ_F_SYN, .pid = 1700,
 	.initiator = 9, .len = 100, .plen = 100, .eom = true,
 };
 
 /* Rewrite the trailer of the @n-byte packet at @p (its last 4 bytes). */
-static void inj_recrc(unsigned char *p, size_t n)
+static void inj_recrc(const struct uet_flow *f, unsigned char *p, size_t n)
 {
-	uet_add_crc(p, n - SMARTT_CRC_LEN);
+	uet_add_crc(f, p, n - SMARTT_CRC_LEN);
 }
 
 /* A control packet of @type / @nh / @flags, @len bytes with its trailer. */
-static size_t inj_ctl(unsigned char *p, unsigned int type, unsigned int nh,
-		      unsigned int flags, size_t len)
+static size_t inj_ctl(const struct uet_flow *f, unsigned char *p, unsigned int type,
+		      unsigned int nh, unsigned int flags, size_t len)
 {
 	uint16_t pro = uet_prologue(type, nh, flags);
 
@@ -752,7 +752,7 @@ static size_t inj_ctl(unsigned char *p, unsigned int type, unsigned int nh,
 	p[8] = 0;
 	p[9] = 1;	/* SPDCID 1 */
 	p[11] = 1;	/* DPDCID 1 */
-	return uet_add_crc(p, len);
+	return uet_add_crc(f, p, len);
 }
 
 static int inject(int fam, const char *ip)
@@ -760,6 +760,7 @@ static int inject(int fam, const char *ip)
 	struct sockaddr_storage to;
 	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
 	struct smartt_ses_std *ses;
+	struct uet_flow f;
 	struct uet_data d;
 	unsigned char p[256];
 	int fd = socket(fam, SOCK_DGRAM, 0), n = 0, i;
@@ -767,9 +768,14 @@ static int inject(int fam, const char *ip)
 
 	if (fd < 0)
 		return -1;
+	/* connected: the trailer covers the addresses and ports it sends from */
+	if (connect(fd, (struct sockaddr *)&to, tolen) || uet_flow_fd(&f, fd)) {
+		close(fd);
+		return -1;
+	}
 	ses = (struct smartt_ses_std *)(p + sizeof(struct smartt_pds_rud_req));
 #define SEND(l) do { sendto(fd, p, (l), 0, (struct sockaddr *)&to, tolen); n++; } while (0)
-#define BUILD() (d = inj_data, len = uet_build_data(p, &d, NULL))
+#define BUILD() (d = inj_data, len = uet_build_data(&f, p, &d, NULL))
 	/* random garbage of every short length (an unknown type, or too short) */
 	for (i = 0; i < 64; i += 7) {
 		memset(p, 0x5a, sizeof(p));
@@ -791,66 +797,66 @@ static int inject(int fam, const char *ip)
 	d.off = 100;
 	d.len = 200;
 	d.plen = 80;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	ses->hdata_hi = htonl(100);
-	inj_recrc(p, len);
+	inj_recrc(&f, p, len);
 	SEND(len);
 	d = inj_data;			/* offset beyond the message */
 	d.off = 5000;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
 	d = inj_data;			/* request_length above the 1 GiB limit */
 	d.len = SMARTT_MSG_MAX_LIMIT + 1;
 	d.eom = false;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
 	BUILD();
 	ses->opcode = 1;		/* WRITE */
-	inj_recrc(p, len);
+	inj_recrc(&f, p, len);
 	SEND(len);
 	BUILD();
 	ses->ver_flags |= 1 << SMARTT_SES_VER_SHIFT;	/* SES version 1 */
-	inj_recrc(p, len);
+	inj_recrc(&f, p, len);
 	SEND(len);
 	d = inj_data;			/* SPDCID 0 */
 	d.spdcid = 0;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
-	d = inj_data;			/* CLEAR_PSN above the PSN */
-	d.clear = 1;
-	len = uet_build_data(p, &d, NULL);
+	d = inj_data;			/* CLEAR_PSN at the PSN */
+	d.clear = 0;
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
 	d = inj_data;			/* initiator beyond 4095 */
 	d.initiator = 4096;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
 	d = inj_data;			/* no SYN, DPDCID 0 */
 	d.flags = 0;
-	len = uet_build_data(p, &d, NULL);
+	len = uet_build_data(&f, p, &d, NULL);
 	SEND(len);
 	/* ACK_CC with credit CC state */
-	len = inj_ctl(p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, SMARTT_ACK_LEN);
+	len = inj_ctl(&f, p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, SMARTT_ACK_LEN);
 	p[12] = SMARTT_PDS_CC_CREDIT << SMARTT_PDS_CC_TYPE_SHIFT;
-	inj_recrc(p, len);
+	inj_recrc(&f, p, len);
 	SEND(len);
 	/* NACK of a RUDI packet */
-	len = inj_ctl(p, SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, SMARTT_PDS_NACK_F_NT,
+	len = inj_ctl(&f, p, SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, SMARTT_PDS_NACK_F_NT,
 		      SMARTT_NACK_LEN);
 	SEND(len);
 	/* CTRL PROBE with SYN */
-	len = inj_ctl(p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, SMARTT_PDS_CTRL_F_SYN,
+	len = inj_ctl(&f, p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, SMARTT_PDS_CTRL_F_SYN,
 		      SMARTT_CTRL_LEN);
 	SEND(len);
 	/* CTRL of a type smartt does not take (CLOSE) */
-	len = inj_ctl(p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_CLOSE, 0, SMARTT_CTRL_LEN);
+	len = inj_ctl(&f, p, SMARTT_PDS_CTRL, SMARTT_PDS_CTL_CLOSE, 0, SMARTT_CTRL_LEN);
 	SEND(len);
 	/* ACK_CC cut short, trailer included */
-	len = inj_ctl(p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 20);
+	len = inj_ctl(&f, p, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 20);
 	SEND(len);
 	/* an error whose SES response is not a RESPONSE */
-	len = inj_ctl(p, SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0, SMARTT_ERR_LEN);
+	len = inj_ctl(&f, p, SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0, SMARTT_ERR_LEN);
 	p[12] = 3;
-	inj_recrc(p, len);
+	inj_recrc(&f, p, len);
 	SEND(len);
 #undef SEND
 #undef BUILD
@@ -881,9 +887,14 @@ static int fuzz(int fam, const char *ip, int n, unsigned int seed)
 	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
 	unsigned char p[400];
 	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
+	struct uet_flow f;
 
 	if (fd < 0)
 		return -1;
+	if (connect(fd, (struct sockaddr *)&to, tolen) || uet_flow_fd(&f, fd)) {
+		close(fd);
+		return -1;
+	}
 	srandom(seed);
 	for (i = 0; i < n; i++) {
 		size_t len = random() % (sizeof(p) - SMARTT_CRC_LEN), j;
@@ -896,7 +907,7 @@ static int fuzz(int fam, const char *ip, int n, unsigned int seed)
 
 			memcpy(p, &pro, 2);
 			if (random() & 1)
-				len = uet_add_crc(p, len);
+				len = uet_add_crc(&f, p, len);
 		}
 		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)
 			sent++;
@@ -937,9 +948,14 @@ static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
 	socklen_t tolen = mkaddr(fam, ip, SMARTT_UDP_PORT_DEFAULT, &to);
 	unsigned char p[SMARTT_DATA_HLEN + 1500 + 64];
 	int fd = socket(fam, SOCK_DGRAM, 0), i, sent = 0;
+	struct uet_flow f;
 
 	if (fd < 0)
 		return -1;
+	if (connect(fd, (struct sockaddr *)&to, tolen) || uet_flow_fd(&f, fd)) {
+		close(fd);
+		return -1;
+	}
 	srandom(seed);
 	for (i = 0; i < n; i++) {
 		unsigned int k = random() % 5, r = random() % 100;
@@ -956,7 +972,8 @@ static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
 			struct uet_data d = {
 				.psn = random() % 3 ? random() % 600 :
 				       (uint32_t)(pick(small, 8) << (random() % 32)),
-				.clear = random() % 4 ? -(int16_t)(random() % 300) : (int16_t)random(),
+				.clear = random() % 4 ? -1 - (int16_t)(random() % 300) :
+					 (int16_t)random(),
 				.spdcid = 1 + random() % 3,
 				.flags = random() % 4 ? (random() % 2 ? SMARTT_PDS_REQ_F_SYN : 0) :
 					 (uint8_t)random(),
@@ -975,10 +992,10 @@ static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
 				plen = d.len - d.off;
 			d.plen = plen;
 			d.eom = random() % 2 ? d.off + plen == d.len : random() % 2;
-			len = uet_build_data(p, &d, NULL);
+			len = uet_build_data(&f, p, &d, NULL);
 			if (random() % 8 == 0) {	/* payload_length off */
 				p[sizeof(struct smartt_pds_rud_req) + 34] ^= 1 << (random() % 6);
-				len = uet_add_crc(p, len - SMARTT_CRC_LEN);
+				len = uet_add_crc(&f, p, len - SMARTT_CRC_LEN);
 			}
 		} else {
 			uint16_t pro = uet_prologue(uet_kinds[k].type, uet_kinds[k].nh,
@@ -991,12 +1008,12 @@ static int mutate(int fam, const char *ip, int dport, int n, unsigned int seed)
 			memcpy(p + 8, &id, 2);		/* SPDCID */
 			if (k == 1)			/* NSCC */
 				p[12] = random() % 8 ? 0 : random();
-			len = uet_add_crc(p, uet_kinds[k].len);
+			len = uet_add_crc(&f, p, uet_kinds[k].len);
 		}
 		if (r < 10)
 			len = random() % len;
 		else if (r < 15)
-			len = uet_add_crc(p, len - SMARTT_CRC_LEN + random() % 60);
+			len = uet_add_crc(&f, p, len - SMARTT_CRC_LEN + random() % 60);
 		else if (r < 20)
 			p[random() % len] ^= 1 << (random() % 8);	/* CRC mismatch */
 		if (sendto(fd, p, len, 0, (struct sockaddr *)&to, tolen) == (ssize_t)len)

@@ -59,6 +59,11 @@ struct tin_ctx {
 	struct socket *s4;
 	u32 psn;		/* next PSN of crafted DATA */
 	u16 pdc;		/* next sender PDC id of crafted DATA */
+	unsigned int seal;	/* a trailer at this offset of buf, 0: none */
+	bool flip_set;		/* corrupt a byte after the trailer is filled: */
+	int flip_at;		/* its offset in the UDP payload (< 0: UDP header) */
+	u8 flip;		/* the bits to flip there */
+	bool flip_saddr;	/* or flip the last bit of the IP source address */
 	u8 buf[TIN_BUF];	/* the packet being built, from the PDS header */
 };
 
@@ -207,6 +212,14 @@ static void tin_snap(struct tin_snap *s)
 	s->malformed = tin_stat(SMARTT_STAT_MALFORMED);
 }
 
+/* Another IPv4 source address (its last bit flipped), checksum and all. */
+static void iph_saddr_flip(struct iphdr *iph)
+{
+	iph->saddr ^= htonl(1);
+	iph->check = 0;
+	iph->check = ip_fast_csum((u8 *)iph, iph->ihl);
+}
+
 /*
  * Hand @len bytes of c->buf (the UDP payload) to smartt_encap_rcv() (or
  * smartt_crp_encap_rcv()) behind a UDP and an IP header, as UDP would, and
@@ -266,6 +279,29 @@ static void tin_rcv(struct kunit *test, const struct tin_addr *ad, unsigned int 
 		ip6->daddr = ad->daddr6 ? *ad->daddr6 : tin_self6;
 		skb->protocol = htons(ETH_P_IPV6);
 	}
+	/* the trailer, over the headers as built, then any corruption */
+	if (c->seal && c->seal + SMARTT_CRC_LEN <= len) {
+		__le32 crc;
+
+		if (ad->v4)
+			crc = cpu_to_le32(smartt_crc(&ip_hdr(skb)->saddr, &ip_hdr(skb)->daddr,
+						     sizeof(__be32), uh, sizeof(*uh) + c->seal));
+		else
+			crc = cpu_to_le32(smartt_crc(&ipv6_hdr(skb)->saddr,
+						     &ipv6_hdr(skb)->daddr,
+						     sizeof(struct in6_addr), uh,
+						     sizeof(*uh) + c->seal));
+		memcpy((u8 *)(uh + 1) + c->seal, &crc, sizeof(crc));
+	}
+	if (c->flip_set && c->flip_at >= -(int)sizeof(*uh) && c->flip_at < (int)len)
+		((u8 *)(uh + 1))[c->flip_at] ^= c->flip;
+	if (c->flip_saddr && ad->v4)
+		iph_saddr_flip(ip_hdr(skb));
+	else if (c->flip_saddr)
+		ipv6_hdr(skb)->saddr.s6_addr[15] ^= 1;
+	c->seal = 0;
+	c->flip_set = false;
+	c->flip_saddr = false;
 	__skb_pull(skb, iphlen);
 	skb->pkt_type = ad->pkt_type;
 	/* As from UDP's softirq: the socket and its timer take bh locks. */
@@ -304,6 +340,7 @@ static void tin_data_init(struct tin_ctx *c, struct tin_data *d, u32 paylen,
 {
 	memset(d, 0, sizeof(*d));
 	d->psn = c->psn++;
+	d->clear = -1;		/* CLEAR_PSN = PSN - 1: nothing was sent before */
 	d->spdcid = c->pdc++;
 	d->flags = SMARTT_PDS_REQ_F_SYN;
 	d->sflags = SMARTT_SES_F_SOM | SMARTT_SES_F_EOM;
@@ -313,13 +350,26 @@ static void tin_data_init(struct tin_ctx *c, struct tin_data *d, u32 paylen,
 	d->plen = paylen;
 }
 
-/* Append the trailer to the @len bytes in c->buf; the new length. */
+/*
+ * A trailer after the @len bytes in c->buf, filled by tin_rcv() over the
+ * addresses and the UDP header it builds.  Return: the new length.
+ */
 static unsigned int tin_crc(struct tin_ctx *c, unsigned int len)
 {
-	__be32 crc = cpu_to_be32(smartt_crc(c->buf, len));
-
-	memcpy(c->buf + len, &crc, sizeof(crc));
+	memset(c->buf + len, 0, SMARTT_CRC_LEN);
+	c->seal = len;
 	return len + SMARTT_CRC_LEN;
+}
+
+/*
+ * Flip @bits of byte @at of the UDP payload (-8 to -1: of the UDP header)
+ * after tin_rcv() fills the trailer.
+ */
+static void tin_flip(struct tin_ctx *c, int at, u8 bits)
+{
+	c->flip_set = true;
+	c->flip_at = at;
+	c->flip = bits;
 }
 
 /*
@@ -564,32 +614,64 @@ static void tin_header_bounds_v4(struct kunit *test)
 	tin_header_bounds(test, true);
 }
 
-/* A bad trailer, of DATA and of ACK_CC: dropped as rx_bad_crc, malformed. */
+/*
+ * A bad trailer, of DATA and of ACK_CC, and a right one over another IP
+ * source address or UDP source port: dropped as rx_bad_crc, malformed.  The
+ * UDP checksum is not covered.
+ */
 static void tin_bad_crc(struct kunit *test)
 {
 	struct tin_ctx *c = test->priv;
 	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_addr ad4 = { .v4 = true, .pkt_type = PACKET_HOST };
 	struct tin_snap before, after;
 	unsigned int len, bit;
+	int last;
 	struct tin_data d;
 
 	for (bit = 0; bit < 32; bit += 7) {
 		tin_data_init(c, &d, TIN_PAY, 1100, TIN_PORT6);
 		memset(c->buf + SMARTT_DATA_HLEN, 0xa5, TIN_PAY);
 		len = tin_build_data(c, &d, TIN_PAY, true);
-		c->buf[len - 1 - bit / 8] ^= 1 << (bit % 8);
+		tin_flip(c, len - 1 - bit / 8, 1 << (bit % 8));
 		tin_snap(&before);
 		tin_rcv(test, &ad, len, &after);
 		tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "DATA trailer");
 	}
 	tin_data_init(c, &d, TIN_PAY, 1100, TIN_PORT6);
 	len = tin_build_data(c, &d, TIN_PAY, true);
-	c->buf[SMARTT_DATA_HLEN] ^= 0x10;	/* the payload, not the trailer */
+	tin_flip(c, SMARTT_DATA_HLEN, 0x10);	/* the payload, not the trailer */
 	tin_snap(&before);
 	tin_rcv(test, &ad, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "DATA payload");
+	/* the trailer covers the addresses and the UDP header, not its checksum */
+	tin_data_init(c, &d, TIN_PAY, 1101, TIN_PORT6);
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	c->flip_saddr = true;
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "IPv6 source address");
+	tin_data_init(c, &d, TIN_PAY, 1101, TIN_PORT4);
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	c->flip_saddr = true;
+	tin_snap(&before);
+	tin_rcv(test, &ad4, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "IPv4 source address");
+	tin_data_init(c, &d, TIN_PAY, 1101, TIN_PORT6);
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_flip(c, -8 + 1, 0x40);	/* the UDP source port */
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "UDP source port");
+	tin_data_init(c, &d, TIN_PAY, 1102, TIN_PORT6);
+	len = tin_build_data(c, &d, TIN_PAY, true);
+	tin_flip(c, -2, 0xa5);		/* the UDP checksum: not covered */
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "UDP checksum");
+	tin_drain(c->s6, c->buf, TIN_BUF, &last);
 	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 1, 1, SMARTT_ACK_LEN);
-	c->buf[3] ^= 1;
+	tin_flip(c, 3, 1);
 	tin_snap(&before);
 	tin_rcv(test, &ad, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "ACK_CC");
@@ -821,54 +903,57 @@ struct tin_data_case {
 #define TIN_OP SMARTT_SES_OPCODE_SEND
 #define TIN_SYN SMARTT_PDS_REQ_F_SYN
 #define TIN_ZERO BIT(31)	/* tin_data_case.initiator: port 0 */
+#define TIN_CLR (-1)		/* CLEAR_PSN: the PSN before, nothing sent before it */
 
 static const struct tin_data_case tin_data_cases[] = {
-	{ "valid", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, 0,
+	{ "valid", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR, TIN_OP, false, 0,
 	  SMARTT_STAT_RX_DATA, false },
-	{ "SPDCID zero", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, true, 0,
+	{ "SPDCID zero", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR, TIN_OP, true, 0,
 	  SMARTT_STAT_DROP_FIELD, true },
-	{ "opcode WRITE", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, 1, false, 0,
+	{ "opcode WRITE", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR, 1, false, 0,
 	  SMARTT_STAT_DROP_FIELD, true },
-	{ "SES version 1", TIN_PAY, 0, 0, TIN_SOM | 0x40, TIN_SYN, 0, TIN_OP, false, 0,
+	{ "SES version 1", TIN_PAY, 0, 0, TIN_SOM | 0x40, TIN_SYN, TIN_CLR, TIN_OP, false, 0,
 	  SMARTT_STAT_DROP_FIELD, true },
-	{ "a reserved PDS flag", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN | 0x40, 0, TIN_OP, false,
+	{ "a reserved PDS flag", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN | 0x40, TIN_CLR, TIN_OP, false,
 	  0, SMARTT_STAT_DROP_FIELD, true },
-	{ "initiator 0", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, TIN_ZERO,
+	{ "initiator 0", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR, TIN_OP, false, TIN_ZERO,
 	  SMARTT_STAT_DROP_FIELD, true },
-	{ "initiator 4096", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 0, TIN_OP, false, 4096,
+	{ "initiator 4096", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR, TIN_OP, false, 4096,
 	  SMARTT_STAT_DROP_FIELD, true },
 	{ "CLEAR_PSN above the PSN", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, 1, TIN_OP, false, 0,
 	  SMARTT_STAT_DROP_WINDOW, true },
+	{ "CLEAR_PSN at the PSN (the packet itself cleared)", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN,
+	  0, TIN_OP, false, 0, SMARTT_STAT_DROP_WINDOW, true },
+	{ "CLEAR_PSN a window and one below", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN,
+	  -(SMARTT_WIN + 1), TIN_OP, false, 0, SMARTT_STAT_DROP_WINDOW, true },
 	{ "CLEAR_PSN a window below", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN, -SMARTT_WIN, TIN_OP,
-	  false, 0, SMARTT_STAT_DROP_WINDOW, true },
-	{ "CLEAR_PSN a window minus one below", TIN_PAY, 0, 0, TIN_SOM, TIN_SYN,
-	  -(SMARTT_WIN - 1), TIN_OP, false, 0, SMARTT_STAT_RX_DATA, false },
+	  false, 0, SMARTT_STAT_RX_DATA, false },
 	{ "request_length above the limit", SMARTT_MSG_MAX_LIMIT + 1, 0, 0,
-	  SMARTT_SES_F_SOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
+	  SMARTT_SES_F_SOM, TIN_SYN, TIN_CLR, TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
 	{ "request_length at the limit, above the socket's", SMARTT_MSG_MAX_LIMIT, 0, 0,
-	  SMARTT_SES_F_SOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_ERR_MSGSIZE, false },
-	{ "SOM and EOM, shorter than the packet", TIN_PAY - 1, 0, 0, TIN_SOM, TIN_SYN, 0,
+	  SMARTT_SES_F_SOM, TIN_SYN, TIN_CLR, TIN_OP, false, 0, SMARTT_STAT_ERR_MSGSIZE, false },
+	{ "SOM and EOM, shorter than the packet", TIN_PAY - 1, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR,
 	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
-	{ "SOM and EOM, longer than the packet", TIN_PAY + 1, 0, 0, TIN_SOM, TIN_SYN, 0,
+	{ "SOM and EOM, longer than the packet", TIN_PAY + 1, 0, 0, TIN_SOM, TIN_SYN, TIN_CLR,
 	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
 	{ "SOM, not EOM, a segment below the minimum", 1000, 0, 0, SMARTT_SES_F_SOM,
-	  TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_RX_DATA, false },
-	{ "offset at request_length", 4096, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, 0,
+	  TIN_SYN, TIN_CLR, TIN_OP, false, 0, SMARTT_STAT_RX_DATA, false },
+	{ "offset at request_length", 4096, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, TIN_CLR,
 	  TIN_OP, false, 0, SMARTT_STAT_DROP_OFFSET, true },
-	{ "no SOM at offset 0", 4096, 0, TIN_PAY, 0, TIN_SYN, 0, TIN_OP, false, 0,
+	{ "no SOM at offset 0", 4096, 0, TIN_PAY, 0, TIN_SYN, TIN_CLR, TIN_OP, false, 0,
 	  SMARTT_STAT_DROP_OFFSET, true },
-	{ "payload_length above the payload", 8192, 4096, TIN_PAY + 1, 0, TIN_SYN, 0,
+	{ "payload_length above the payload", 8192, 4096, TIN_PAY + 1, 0, TIN_SYN, TIN_CLR,
 	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
-	{ "payload_length below the payload", 8192, 4096, TIN_PAY - 1, 0, TIN_SYN, 0,
+	{ "payload_length below the payload", 8192, 4096, TIN_PAY - 1, 0, TIN_SYN, TIN_CLR,
 	  TIN_OP, false, 0, SMARTT_STAT_DROP_LEN, true },
 	{ "last packet, first of its message: no state", 4096 + TIN_PAY, 4096, TIN_PAY,
-	  SMARTT_SES_F_EOM, TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_SEG_UNKNOWN,
+	  SMARTT_SES_F_EOM, TIN_SYN, TIN_CLR, TIN_OP, false, 0, SMARTT_STAT_DROP_SEG_UNKNOWN,
 	  false },
-	{ "EOM but bytes left", 8192, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, 0, TIN_OP,
+	{ "EOM but bytes left", 8192, 4096, TIN_PAY, SMARTT_SES_F_EOM, TIN_SYN, TIN_CLR, TIN_OP,
 	  false, 0, SMARTT_STAT_DROP_LEN, true },
 	{ "inner packet, offset not a multiple of its size", 8192, 150, TIN_PAY, 0,
-	  TIN_SYN, 0, TIN_OP, false, 0, SMARTT_STAT_DROP_OFFSET, true },
-	{ "inner packet, sized right", 8192, 200, TIN_PAY, 0, TIN_SYN, 0, TIN_OP, false, 0,
+	  TIN_SYN, TIN_CLR, TIN_OP, false, 0, SMARTT_STAT_DROP_OFFSET, true },
+	{ "inner packet, sized right", 8192, 200, TIN_PAY, 0, TIN_SYN, TIN_CLR, TIN_OP, false, 0,
 	  SMARTT_STAT_RX_DATA, false },
 };
 
@@ -1134,7 +1219,7 @@ static void tin_reassembly(struct kunit *test)
 		d.spdcid = pdc;
 		d.psn = base + k;
 		d.dpdcid = k;		/* SYN: start PSN base */
-		d.clear = -(s16)k;
+		d.clear = -(s16)k - 1;	/* CLEAR_PSN base - 1 */
 		d.msg_id = 7;
 		d.len = len;
 		d.off = off;

@@ -322,7 +322,7 @@ static struct sk_buff *smartt_rx_seg_skb(struct net *net, struct sk_buff *skb,
  * @off: the payload's offset in the message
  * @plen: payload bytes (as sent: a trimmed packet holds none)
  * @psn: the wire PSN
- * @clear: the signed CLEAR_PSN offset (at most 0)
+ * @clear: the signed CLEAR_PSN offset (-%SMARTT_WIN to -1)
  * @flags: PDS flags
  * @sflags: SES flags
  */
@@ -385,8 +385,11 @@ static enum smartt_stat smartt_data_valid(const struct sk_buff *skb, bool trimme
 	}
 	if (!ntohl(v.d->ses.initiator) || ntohl(v.d->ses.initiator) > SMARTT_PORT_MAX)
 		return SMARTT_STAT_DROP_FIELD;
-	/* CLEAR_PSN (the sender's snd_una) is at most the PSN, a window below */
-	if (v.clear > 0 || -v.clear >= SMARTT_WIN)
+	/*
+	 * CLEAR_PSN (the highest PSN the sender cleared: its snd_una - 1) is
+	 * below the PSN, at most a window below
+	 */
+	if (v.clear >= 0 || v.clear < -SMARTT_WIN)
 		return SMARTT_STAT_DROP_WINDOW;
 	if (v.len > SMARTT_MSG_MAX_LIMIT)
 		return SMARTT_STAT_DROP_LEN;
@@ -433,7 +436,7 @@ static enum smartt_stat smartt_rx_pdc(struct sock *sk, struct smartt_peer *peer,
 	if (syn) {
 		start = v->psn - (dpdcid & SMARTT_PDS_PSN_OFFSET_MASK);
 	} else {
-		start = v->psn + v->clear;
+		start = v->psn + v->clear + 1;
 		if (dpdcid != peer->rx_lpdcid) {
 			smartt_pdc_del(sock_net(sk), peer, false);
 			if (smartt_pdc_add(sock_net(sk), peer, false, dpdcid))
@@ -502,7 +505,8 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	psn = smartt_psn_extend(v.psn, peer->rcv_nxt);
 	if (psn + SMARTT_WIN < peer->rcv_nxt || psn >= peer->rcv_nxt + SMARTT_WIN)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_WINDOW, false);
-	clear = psn + v.clear;
+	/* the first PSN not cleared */
+	clear = psn + v.clear + 1;
 	if (clear > peer->rcv_nxt)
 		smartt_rx_advance(peer, clear);
 
@@ -987,18 +991,27 @@ static u8 smartt_trim_of(struct net *net, u8 dscp)
 }
 
 /*
- * The CRC32C trailer of an untrimmed packet: checked and removed.  The skb
- * is made linear first (the CRC covers it all).  Return: 0 or the reason.
+ * The CRC32C trailer of an untrimmed packet (smartt_crc(): the IP
+ * addresses, the UDP header at skb->data, the UDP payload): checked and
+ * removed.  The skb is made linear first (the CRC covers it all).
+ * Return: 0 or the reason.
  */
 static enum smartt_stat smartt_crc_check(struct sk_buff *skb)
 {
-	u32 ulen = skb->len - sizeof(struct udphdr);
-	__be32 want;
+	unsigned int n = skb->len - SMARTT_CRC_LEN;
+	__le32 want;
+	u32 crc;
 
 	if (skb_linearize(skb))
 		return SMARTT_STAT_DROP_NOMEM;
-	memcpy(&want, skb->data + skb->len - SMARTT_CRC_LEN, sizeof(want));
-	if (be32_to_cpu(want) != smartt_crc(smartt_pds_of(skb), ulen - SMARTT_CRC_LEN))
+	if (ip_hdr(skb)->version == 4)
+		crc = smartt_crc(&ip_hdr(skb)->saddr, &ip_hdr(skb)->daddr,
+				 sizeof(ip_hdr(skb)->saddr), skb->data, n);
+	else
+		crc = smartt_crc(&ipv6_hdr(skb)->saddr, &ipv6_hdr(skb)->daddr,
+				 sizeof(ipv6_hdr(skb)->saddr), skb->data, n);
+	memcpy(&want, skb->data + n, sizeof(want));
+	if (le32_to_cpu(want) != crc)
 		return SMARTT_STAT_DROP_CRC;
 	if (pskb_trim(skb, skb->len - SMARTT_CRC_LEN))
 		return SMARTT_STAT_DROP_NOMEM;

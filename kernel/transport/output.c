@@ -38,17 +38,41 @@ static u32 smartt_mss(u32 mtu, u32 iph)
 
 /**
  * smartt_crc() - the CRC32C of a UET packet's trailer
- * @buf: the UDP payload, from the first PDS byte
- * @len: its bytes before the trailer
+ * @saddr: the IP source address, as on the wire
+ * @daddr: the IP destination address, as on the wire
+ * @alen: the length of each address: 4 (IPv4) or 16 (IPv6)
+ * @udp: the UDP header, followed by the UDP payload
+ * @len: bytes at @udp before the trailer (at least the UDP header's)
  *
- * CRC-32C (Castagnoli): initial value and final XOR all ones, as iSCSI and
- * SCTP; the trailer carries it big endian.
+ * CRC-32C (Castagnoli, initial value and final XOR all ones) over the
+ * parts of the packet no switch changes: the two IP addresses, the UDP
+ * header with its checksum taken as 0 (a checksum, if any, is computed
+ * after the trailer) and the UDP payload up to the trailer.  The trailer
+ * carries it little endian, as iSCSI and SCTP carry theirs.
  *
  * Return: the CRC.
  */
-u32 smartt_crc(const void *buf, unsigned int len)
+u32 smartt_crc(const void *saddr, const void *daddr, unsigned int alen,
+	       const void *udp, unsigned int len)
 {
-	return ~crc32c(~0U, buf, len);
+	static const u8 zero_csum[2];
+	const u8 *u = udp;
+	u32 crc = crc32c(~0U, saddr, alen);
+
+	crc = crc32c(crc, daddr, alen);
+	crc = crc32c(crc, u, offsetof(struct udphdr, check));
+	crc = crc32c(crc, zero_csum, sizeof(zero_csum));
+	return ~crc32c(crc, u + sizeof(struct udphdr), len - sizeof(struct udphdr));
+}
+
+/* Fill the trailer at the end of @skb, data at the UDP header. */
+static void smartt_crc_fill(struct sk_buff *skb, const void *saddr, const void *daddr,
+			    unsigned int alen)
+{
+	unsigned int n = skb->len - SMARTT_CRC_LEN;
+	__le32 crc = cpu_to_le32(smartt_crc(saddr, daddr, alen, skb->data, n));
+
+	memcpy(skb->data + n, &crc, sizeof(crc));
 }
 
 /* Push the UDP header, checksum 0 (UET). */
@@ -77,7 +101,8 @@ static void smartt_udp_push(struct sk_buff *skb, __be16 sport, __be16 dport)
  * @o: entropy, ports, DSCP, ECN, trailer and departure time
  *
  * The UDP checksum is 0, IPv4 and IPv6 (UET); the CRC32C trailer covers
- * the UDP payload before it.
+ * the IP addresses, the UDP header and the UDP payload before it
+ * (smartt_crc()).
  *
  * Return: 0 or a negative errno (counted tx_fail).
  */
@@ -93,11 +118,9 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 	unsigned int len;
 	int err = 0;
 
-	if (o->crc) {
-		__be32 crc = cpu_to_be32(smartt_crc(skb->data, skb->len));
-
-		skb_put_data(skb, &crc, sizeof(crc));
-	}
+	/* the trailer's room; filled once the addresses and the UDP header are */
+	if (o->crc)
+		skb_put_zero(skb, SMARTT_CRC_LEN);
 	if (o->tstamp)
 		skb_set_delivery_time(skb, ns_to_ktime(o->tstamp), true);
 	len = skb->len;
@@ -143,6 +166,8 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		memset(&IPCB(skb)->opt, 0, sizeof(IPCB(skb)->opt));
 		skb->ip_summed = CHECKSUM_NONE;
 		udp_set_csum(true, skb, src, daddr->v4, skb->len);
+		if (o->crc)
+			smartt_crc_fill(skb, &src, &daddr->v4, sizeof(src));
 		iptunnel_xmit(usk, rt, skb, src, daddr->v4, IPPROTO_UDP, tos,
 			      ip4_dst_hoplimit(&rt->dst), 0, false);
 	} else {
@@ -175,6 +200,8 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		skb_dst_set(skb, dst);
 		skb->ip_summed = CHECKSUM_NONE;
 		udp6_set_csum(true, skb, &src, &dst6, skb->len);
+		if (o->crc)
+			smartt_crc_fill(skb, &src, &dst6, sizeof(src));
 		__skb_push(skb, sizeof(*ip6h));
 		skb_reset_network_header(skb);
 		ip6h = ipv6_hdr(skb);
@@ -327,8 +354,12 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	d = skb_put_zero(skb, SMARTT_DATA_HLEN);
 	d->pds.prologue = smartt_pds_prologue(SMARTT_PDS_RUD_REQ, SMARTT_PDS_NH_REQ_STD,
 					      flags);
-	/* snd_una <= psn < snd_una + SMARTT_WIN: both offsets fit */
-	d->pds.clear_psn_offset = htons((u16)(s16)(peer->snd_una - psn));
+	/*
+	 * CLEAR_PSN: the highest PSN cleared, every one up to it included
+	 * (snd_una - 1).  snd_una <= psn < snd_una + SMARTT_WIN: the offset,
+	 * -SMARTT_WIN to -1, fits, as does the SYN's psn_offset.
+	 */
+	d->pds.clear_psn_offset = htons((u16)(s16)(peer->snd_una - 1 - psn));
 	d->pds.psn = htonl((u32)psn);
 	d->pds.spdcid = htons(peer->tx_lpdcid);
 	/* SYN: pdc_info 0, start PSN = psn - psn_offset = snd_una */
@@ -339,7 +370,9 @@ static void smartt_send_seg(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	if (s->seg + 1 >= m->nsegs)
 		sflags |= SMARTT_SES_F_EOM;
 	d->ses.opcode = SMARTT_SES_OPCODE_SEND;
-	d->ses.ver_flags = (SMARTT_SES_VERSION << SMARTT_SES_VER_SHIFT) | sflags;
+	/* REL: the PIDonFEP is the job's (relative addressing) */
+	d->ses.ver_flags = (SMARTT_SES_VERSION << SMARTT_SES_VER_SHIFT) | SMARTT_SES_F_REL |
+			   sflags;
 	d->ses.msg_id = htons((u16)m->id);
 	d->ses.ri_gen_job = htonl(READ_ONCE(smartt_net(net)->job_id) & SMARTT_SES_JOB_MASK);
 	d->ses.pid_on_fep = htons(peer->port);
@@ -528,7 +561,9 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 	a->ack.spdcid = htons(peer->rx_lpdcid);
 	a->ack.dpdcid = htons(peer->rx_rpdcid);
 	a->cc_type_flags = SMARTT_PDS_CC_NSCC << SMARTT_PDS_CC_TYPE_SHIFT;
-	a->mpr = min_t(u32, SMARTT_WIN, U8_MAX);
+	BUILD_BUG_ON(SMARTT_WIN % SMARTT_PDS_MPR_UNIT ||
+		     SMARTT_WIN / SMARTT_PDS_MPR_UNIT > U8_MAX);
+	a->mpr = SMARTT_WIN / SMARTT_PDS_MPR_UNIT;
 	a->sack_psn_offset = htons((u16)(s16)(base - cack));
 	smartt_ack_set_sack(a, map);
 	a->nscc.service_time = smartt_service_time(ai->rx_ns, ktime_get_ns());
@@ -717,7 +752,7 @@ static struct sk_buff *smartt_error_skb(struct net *net, u16 spdcid, u16 dpdcid,
  *
  * Sent back to the packet's source without any per-peer state (the
  * socket may not exist): SPDCID 0, DPDCID the packet's SPDCID, CACK_PSN
- * its CLEAR_PSN - 1 (what its sender knows acknowledged already).  Only
+ * its CLEAR_PSN (what its sender knows acknowledged already).  Only
  * DATA is ever answered, so two hosts never exchange errors about errors.
  * Packets not addressed to this host alone get no answer; the others at
  * most one per net.smartt.transport_err_ratelimit ms of the netns (bursts
@@ -727,7 +762,7 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 		       const struct smartt_data_hdr *dh, u8 rc)
 {
 	u32 psn = ntohl(dh->pds.psn);
-	u32 cack = psn + (s16)ntohs(dh->pds.clear_psn_offset) - 1;
+	u32 cack = psn + (s16)ntohs(dh->pds.clear_psn_offset);
 	struct smartt_tx_opts o = {
 		.entropy = get_random_u32(),
 		.dscp = smartt_dscp(net, SMARTT_DSCP_C_CONTROL),

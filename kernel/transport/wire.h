@@ -121,7 +121,8 @@ static inline u64 smartt_msg_id_extend(u16 wire, u64 ref)
 	return ref + (s64)(s16)(wire - (u16)ref);
 }
 
-u32 smartt_crc(const void *buf, unsigned int len);
+u32 smartt_crc(const void *saddr, const void *daddr, unsigned int alen,
+	       const void *udp, unsigned int len);
 
 static inline void smartt_wire_checks(void)
 {

@@ -166,7 +166,10 @@ enum smartt_pds_ctl_type {
 #define SMARTT_PDS_CTRL_F_SYN	0x04
 
 /* DPDCID of a packet with SYN: pdc_info (4 bits) and psn_offset (12 bits). */
-/** SMARTT_PDS_PDC_INFO_MASK - pdc_info; bit 12 = use a reserved PDC. */
+/**
+ * SMARTT_PDS_PDC_INFO_MASK - pdc_info; its top bit (bit 15) = use a
+ * reserved PDC, as Wireshark and xdp2 read it (smartt: 0).
+ */
 #define SMARTT_PDS_PDC_INFO_MASK	0xf000
 #define SMARTT_PDS_PDC_INFO_SHIFT	12
 /** SMARTT_PDS_PSN_OFFSET_MASK - PSN - start PSN of the PDC. */
@@ -176,8 +179,9 @@ enum smartt_pds_ctl_type {
  * struct smartt_pds_rud_req - PDS RUD_REQ header (DATA), 12 bytes.
  * @prologue: type %SMARTT_PDS_RUD_REQ, next header %SMARTT_PDS_NH_REQ_STD,
  *	flags SMARTT_PDS_REQ_F_*.
- * @clear_psn_offset: signed: CLEAR_PSN - @psn; smartt's CLEAR_PSN is the
- *	sender's lowest unacknowledged PSN.
+ * @clear_psn_offset: signed: CLEAR_PSN - @psn; CLEAR_PSN is the highest
+ *	PSN the sender has cleared (every PSN up to it included): smartt's
+ *	is its lowest unacknowledged PSN - 1.
  * @psn: packet sequence number.
  * @spdcid: the sender's PDC id.
  * @dpdcid: the receiver's PDC id; with SYN: pdc_info and psn_offset
@@ -258,6 +262,8 @@ struct smartt_nscc_state {
 
 /** SMARTT_SACK_BITS - PSNs one ACK_CC's SACK bitmap covers. */
 #define SMARTT_SACK_BITS	64
+/** SMARTT_PDS_MPR_UNIT - PSNs per unit of an ACK_CC's MPR. */
+#define SMARTT_PDS_MPR_UNIT	128
 
 /**
  * struct smartt_pds_ack_cc - PDS ACK_CC (every smartt ACK), 32 bytes.
@@ -265,8 +271,8 @@ struct smartt_nscc_state {
  *	%SMARTT_PDS_NH_NONE.
  * @cc_type_flags: cc_type (%SMARTT_PDS_CC_TYPE_MASK, %SMARTT_PDS_CC_NSCC)
  *	and cc_flags (0).
- * @mpr: maximum PSN range: PSNs above CACK_PSN the receiver tracks
- *	(saturates at 255).
+ * @mpr: maximum PSN range: PSNs above CACK_PSN the receiver tracks, in
+ *	units of %SMARTT_PDS_MPR_UNIT PSNs.
  * @sack_psn_offset: signed: SACK base PSN minus CACK_PSN.
  * @sack_hi: bitmap bits 63..32; bit i of the 64-bit bitmap (@sack_hi:
  *	@sack_lo, bit 0 = least significant bit of @sack_lo) is PSN base + i.
@@ -403,7 +409,7 @@ struct smartt_pds_ctrl {
 /**
  * struct smartt_ses_std - SES standard request header (DATA), 44 bytes.
  * @opcode: %SMARTT_SES_OPCODE_SEND (%SMARTT_SES_OPCODE_MASK).
- * @ver_flags: version 0 and SMARTT_SES_F_* (smartt: SOM, EOM).
+ * @ver_flags: version 0 and SMARTT_SES_F_* (smartt: REL, SOM, EOM).
  * @msg_id: low 16 bits of the message number on the PDC.
  * @ri_gen_job: resource index generation (0) and job id (24 bits,
  *	net.smartt.transport_job_id).
