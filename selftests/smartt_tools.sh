@@ -11,7 +11,7 @@
 # ECONNREFUSED instead of a hang.
 # `make check` shares the long tests between its two plain guests
 # (SMARTT_SELFTESTS_FULL=1 runs this one on both); this one runs on
-# kernels: 6.12
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 
 require_root
