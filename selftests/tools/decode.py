@@ -19,6 +19,7 @@ import random
 import re
 import shutil
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -68,11 +69,14 @@ PAY = bytes(range(256)) * 8
 
 
 def data(psn=1000, som=True, eom=True, seg=64, off=0, msg_len=None, syn=False, **kw):
+    """DATA as the transport sends it: CLEAR_PSN below the PSN (offset -1
+    unless told), REL set (relative addressing)."""
     msg_len = seg if msg_len is None else msg_len
     hdr = E.rud_req(psn, 0x1234, dpdcid=0x5678, syn=syn, psn_offset=kw.pop("psn_offset", 0),
-                    clear_off=kw.pop("clear_off", 0), retx=kw.pop("retx", False),
+                    clear_off=kw.pop("clear_off", -1), retx=kw.pop("retx", False),
                     ar=kw.pop("ar", False))
     ses = E.ses_std(som=som, eom=eom, message_id=kw.pop("message_id", 7), job_id=0x123456,
+                    rel=kw.pop("rel", True),
                     pid_on_fep=kw.pop("pid_on_fep", 5), initiator=kw.pop("initiator", 2048),
                     payload_length=0 if som else seg, message_offset=0 if som else off,
                     request_length=msg_len)
@@ -88,11 +92,18 @@ def good_packets():
                            "clear_psn_offset": -3, "clear_psn": 997, "spdcid": 0x1234,
                            "pdc_info": 0, "psn_offset": 3, "start_psn": 997},
                    "ses": {"opcode": 5, "opcode_name": "SEND", "version": 0, "flags.som": True,
-                           "flags.eom": True, "message_id": 7, "job_id": 0x123456,
+                           "flags.eom": True, "flags.rel": True, "flags.rel_name": "relative",
+                           "flags": 0x0b, "message_id": 7, "job_id": 0x123456,
                            "pid_on_fep": 5, "resource_index": 0, "initiator": 2048,
                            "buffer_offset": 0, "header_data": "0x0000000000000000",
                            "request_length": 64},
                    "payload_bytes": 64, "crc": {"status": "valid"}}))
+    # "use reserved PDC": bit 15 of bytes 10-11, the top bit of pdc_info
+    P.append(("DATA SYN using a reserved PDC", E.with_crc(
+        E.rud_req(5000, 0x1234, syn=True, pdc_info=8, psn_offset=0x0fff)
+        + E.ses_std(request_length=0)), {},
+        {"pds": {"flags.syn": True, "pdc_info": 8, "pdc_info.use_rsv_pdc": True,
+                 "psn_offset": 0x0fff, "start_psn": 5000 - 0x0fff}, "malformed": []}))
     P.append(("DATA first segment", data(som=True, eom=False, seg=100, msg_len=300),
               {}, {"pds": {"dpdcid": 0x5678, "flags.syn": False},
                    "ses": {"flags.som": True, "flags.eom": False, "request_length": 300},
@@ -107,6 +118,18 @@ def good_packets():
     P.append(("DATA last segment", data(som=False, eom=True, seg=100, off=200, msg_len=300),
               {}, {"ses": {"flags.eom": True, "payload_length": 100, "message_offset": 200,
                            "request_length": 300}}))
+    # CLEAR_PSN = PSN + offset, the highest PSN cleared: the transport's is
+    # below the PSN; another sender's 0 or more is UET, only noted
+    P.append(("DATA CLEAR_PSN one below the PSN", data(psn=0, clear_off=-1), {},
+              {"pds": {"psn": 0, "clear_psn_offset": -1, "clear_psn": 0xffffffff},
+               "malformed": []}))
+    P.append(("DATA CLEAR_PSN offset 0 (another sender)", data(psn=50, clear_off=0), {},
+              {"pds": {"clear_psn_offset": 0, "clear_psn": 50}, "malformed": [],
+               "notes": ["clear_psn_offset 0 is not negative: the transport clears only PSNs "
+                         "below the packet's (offset -1 or less)"]}))
+    P.append(("DATA absolute addressing (REL clear)", data(rel=False), {},
+              {"ses": {"flags.rel": False, "flags.rel_name": "absolute", "flags": 0x03},
+               "malformed": []}))
     P.append(("DATA CRP speculative", data(), {"dscp": 8}, {"dscp_class": "crp_spec"}))
     P.append(("DATA CRP granted", data(), {"dscp": 18}, {"dscp_class": "crp_granted"}))
     P.append(("DATA CE marked", data(), {"ecn": 3}, {"ecn": 3, "ecn_name": "CE",
@@ -129,11 +152,15 @@ def good_packets():
                  "flags.retx": True, "flags.p": False, "flags.req": 0, "cack_psn": 5000,
                  "ack_psn_offset": 7, "ack_psn": 5007, "spdcid": 0x5678, "dpdcid": 0x1234,
                  "cc_type": 0, "cc_type_name": "NSCC", "cc_flags": 0, "mpr": 200,
+                 "mpr_psn_range": 25600,
                  "sack_psn_offset": 1, "sack_base_psn": 5001,
                  "sack_bitmap": "0x8000000000000005", "cc_state.service_time": 0xfffe,
                  "cc_state.rc": False, "cc_state.rcv_cwnd_pend": 0,
                  "cc_state.rcvd_bytes": 0xabcdef, "cc_state.ooo_count": 0x1234},
          "crc": {"status": "valid"}, "payload_bytes": 0, "malformed": []}))
+    # MPR in units of 128 PSNs: the transport sends 2, a 256-PSN window
+    P.append(("ACK_CC MPR 2 (256 PSNs)", E.with_crc(E.ack_cc(7, 1, 2, mpr=2)), {"dscp": 46},
+              {"pds": {"mpr": 2, "mpr_psn_range": 256}, "malformed": []}))
     P.append(("ACK_CC answering a probe", E.with_crc(E.ack_cc(
         5000, 0x5678, 0x1234, p=True, probe_opaque=0xbeef, sack_psn_offset=-2)),
         {"dscp": 46}, {"pds": {"flags.p": True, "probe_opaque": 0xbeef,
@@ -194,9 +221,9 @@ def bad_packets():
     """(name, UDP payload, framing, substring of a malformed reason)."""
     B = []
     d = data(som=False, eom=False, seg=100, off=100, msg_len=300)
-    B.append(("bad CRC", d[:-1] + bytes([d[-1] ^ 1]), {}, "bad CRC32C"))
-    B.append(("bad CRC in the payload", d[:70] + bytes([d[70] ^ 0x80]) + d[71:], {},
-              "bad CRC32C"))
+    B.append(("bad CRC", d, {"crc": "xor"}, "bad CRC32C"))
+    B.append(("bad CRC in the payload", d, {"crc_flip": 70}, "bad CRC32C"))
+    B += crc_packets()
     B.append(("CRC missing", d[:56 + 2], {}, "CRC32C trailer missing"))
     for t in (0, 1, 15):
         B.append(("unknown PDS type %d" % t, E.with_crc(E.prologue(t, 0, 0) + b"\0" * 30), {},
@@ -282,6 +309,39 @@ def bad_packets():
               "unknown crp_flags"))
     B.append(("CRP cut off", E.crp()[:100], {"dport": 4794, "dscp": 46}, "cut off"))
     return B
+
+
+def crc_packets():
+    """Trailers that are wrong over the CRC's coverage (the IP addresses, the
+    UDP header and the UDP payload) or byte order (little endian), each
+    right by some other rule: (name, payload, framing, reason)."""
+    d = data(som=False, eom=False, seg=100, off=100, msg_len=300)
+    a = E.with_crc(E.ack_cc(1, 1, 2, mpr=2))
+    B = []
+    for what, p, kw in (("DATA", d, {}), ("ACK_CC", a, {"dscp": 46})):
+        B.append(("%s CRC over the UDP payload alone" % what, p, dict(kw, crc="payload"),
+                  "bad CRC32C: .* \\(over the UDP payload alone; the trailer covers"))
+        B.append(("%s CRC big endian" % what, p, dict(kw, crc="be"),
+                  "bad CRC32C: .* \\(stored big endian; the trailer is little endian\\)"))
+        B.append(("%s CRC over the payload alone, big endian" % what, p, dict(kw, crc="old"),
+                  "bad CRC32C: .* \\(over the UDP payload alone and big endian"))
+        B.append(("%s CRC over another source address" % what, p,
+                  dict(kw, crc_other_src=True), "bad CRC32C: 0x[0-9a-f]{8}, computed "
+                  "0x[0-9a-f]{8}$"))
+        B.append(("%s CRC over another UDP source port" % what, p, dict(kw, crc_sport=1),
+                  "bad CRC32C: 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}$"))
+        B.append(("%s CRC with the UDP checksum as 0, not as on the wire" % what, p,
+                  dict(kw, udp_csum=0x1234, crc_csum=0),
+                  "bad CRC32C: .* \\(with the UDP checksum as 0"))
+    return B
+
+
+def crc_good():
+    """Trailers that are right: (name, payload, framing)."""
+    d = data(som=False, eom=False, seg=100, off=100, msg_len=300)
+    return [("DATA", d, {}), ("ACK_CC", E.with_crc(E.ack_cc(1, 1, 2, mpr=2)), {"dscp": 46}),
+            ("DATA, UDP checksum 0x1234 covered as on the wire", d, {"udp_csum": 0x1234}),
+            ("CTRL PROBE", E.with_crc(E.ctrl(6, 2000, 1, 2)), {"dscp": 46})]
 
 
 def boundaries():
@@ -557,6 +617,65 @@ def test_bad(tmp):
     return path
 
 
+def crc_files(tmp):
+    """The right and the wrong trailers of crc_good() and crc_packets() in
+    one capture per IP version: {version: (path, [(name, reason or None)])}."""
+    out = {}
+    for v6, lt in ((False, 1), (True, 276)):
+        cases = [(name, p, kw, None) for name, p, kw in crc_good()] + crc_packets()
+        path = os.path.join(tmp, "crc-ipv%d.pcap" % (6 if v6 else 4))
+        E.write_pcap(path, [frame(p, kw, v6, lt) for _, p, kw, _ in cases], lt)
+        out[6 if v6 else 4] = (path, [(name, want) for name, _, _, want in cases])
+    return out
+
+
+def crc_check(v, cases, statuses, reasons):
+    """The differences between what one tool said of crc_files()'s packets
+    (a CRC status and the malformed reasons per packet) and what it must."""
+    why = []
+    if len(statuses) != len(cases):
+        return ["IPv%d: %d packets decoded for %d" % (v, len(statuses), len(cases))]
+    for (name, want), st, rs in zip(cases, statuses, reasons):
+        if want is None:
+            if st != "valid" or rs:
+                why.append("IPv%d %s: crc %s, malformed %r, want valid" % (v, name, st, rs))
+        elif st != "invalid" or not any(re.search(want, r) for r in rs):
+            why.append("IPv%d %s: crc %s, malformed %r, want invalid and /%s/"
+                       % (v, name, st, rs, want))
+    return why
+
+
+def test_crc(tmp):
+    """The trailer's coverage (IP addresses, UDP header, payload) and byte
+    order (little endian), IPv4 and IPv6; a trailer without the IP and UDP
+    headers is unchecked, not bad."""
+    files = crc_files(tmp)
+    for v, (path, cases) in sorted(files.items()):
+        rc, objs, se = decode_file(path)
+        why = [] if rc == 3 and "Traceback" not in se else ["exit %s: %s" % (rc, se.strip())]
+        why += crc_check(v, cases, [(o.get("crc") or {}).get("status") for o in objs],
+                         [o.get("malformed") or [] for o in objs])
+        tap(not why, "decode: IPv%d CRC32C over the addresses, UDP header and payload, little "
+            "endian: %d right, %d wrong by coverage or byte order" % (
+                v, len(crc_good()), len(crc_packets())), why)
+    # no IP and UDP header to cover: unchecked, not malformed
+    from smartt_uet.decode import decode_uet
+    p = data()
+    d = decode_uet(p, len(p), "trimmable", Config())
+    ok = d["crc"].get("status") == "unchecked" and not d["malformed"]
+    try:
+        d.update(frame=1, time=0.0, protocol="uet", src="x", dst="y", sport=1, dport=4793,
+                 ip_version=4, dscp=10, dscp_class="trimmable", ecn_name="ECT(0)",
+                 udp_length=len(p) + 8)
+        ok = ok and "crc32c unchecked" in "\n".join(fmt.text(d))
+    except Exception as e:      # noqa: BLE001 - any exception is the failure
+        ok = False
+        d["malformed"].append("fmt.text: %s: %s" % (type(e).__name__, e))
+    tap(ok, "decode: a UET payload without its IP and UDP headers: CRC32C unchecked, not bad",
+        [] if ok else ["crc %r, malformed %r" % (d["crc"], d["malformed"])])
+    return files
+
+
 def test_snap(tmp):
     """A capture that kept only the first 100 bytes of each frame."""
     path = os.path.join(tmp, "snap.pcap")
@@ -587,14 +706,24 @@ def test_live(tmp):
         line += got
         if not got or "listening on" in got:
             break
-    dat = E.with_crc(E.rud_req(5, 1, 2) + E.ses_std(request_length=3) + b"abc")
-    ack = E.with_crc(E.ack_cc(5, 2, 1, ooo_count=3))
+    dat = E.rud_req(5, 1, 2) + E.ses_std(request_length=3) + b"abc"
+    ack = E.ack_cc(5, 2, 1, ooo_count=3)
     try:
+        # UDP checksum 0 (SO_NO_CHECK, UDP_NO_CHECK6_TX), as the transport
+        # sends; the trailer covers the addresses and the bound ports
         s4 = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s4.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, 10 << 2)
+        s4.setsockopt(socket.SOL_SOCKET, 11, 1)
+        s4.bind(("127.0.0.1", 0))
+        hdr = struct.pack(">HHHH", s4.getsockname()[1], 4793, 8 + len(dat) + 4, 0)
+        dat = E.trailer(dat, socket.inet_pton(socket.AF_INET, "127.0.0.1") * 2 + hdr)
         s4.sendto(dat, ("127.0.0.1", 4793))
         s6 = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
         s6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, 46 << 2)
+        s6.setsockopt(socket.IPPROTO_UDP, 101, 1)
+        s6.bind(("::1", 0))
+        hdr = struct.pack(">HHHH", s6.getsockname()[1], 4793, 8 + len(ack) + 4, 0)
+        ack = E.trailer(ack, socket.inet_pton(socket.AF_INET6, "::1") * 2 + hdr)
         s6.sendto(ack, ("::1", 4793))
         s4.close()
         s6.close()
@@ -635,7 +764,10 @@ def test_fuzz():
                 b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
         if rnd.random() < 0.5:
             b = b[:rnd.randint(0, len(b))]
-        fr = bytearray(frame(bytes(b), kw, v6=rnd.random() < 0.5,
+        elif isinstance(p, E.Crc) and rnd.random() < 0.5:
+            b = E.Crc(b)        # a right trailer over the flipped bits
+        fr = bytearray(frame(b if isinstance(b, E.Crc) else bytes(b), kw,
+                             v6=rnd.random() < 0.5,
                              linktype=rnd.choice((1, 113, 276))))
         if rnd.random() < 0.3:          # the framing too
             for _ in range(rnd.randint(1, 3)):
@@ -729,7 +861,7 @@ LUA_WANT = {
 }
 
 
-def test_lua(files, bad_path, tmp):
+def test_lua(files, bad_path, crc, tmp):
     global TSHARK
     if not shutil.which("tshark"):
         tap(None, "dissector: every field in tshark", ["tshark not installed (make deps)"])
@@ -820,9 +952,37 @@ def test_lua(files, bad_path, tmp):
     rc, so, se = run(TSHARK + ["-n", "-r", path, "-V"])
     miss = [w for w in ("RUD_REQ", "REQ_STD", "SEND", "ACK_CC", "NSCC", "TRIMMED_LASTHOP",
                         "PROBE", "RC_BAD_PID", "CRP_GRANT", "Start of message (SOM)",
-                        "CRC32C: valid") if w not in so]
-    tap(not miss, "dissector: tshark -V names types, opcodes, codes and the CRC status",
-        ["missing: %s" % miss] if miss else [])
+                        "CRC32C: valid", "(relative addressing: PIDonFEP within the JobID)",
+                        "(absolute addressing)", "Maximum PSN range (MPR, units of 128 PSNs): "
+                        "2 (256 PSNs)", "MPR in PSNs: 256",
+                        "CLEAR_PSN (highest cleared PSN): 4294967295") if w not in so]
+    tap(not miss, "dissector: tshark -V names types, opcodes, codes, the CRC status, REL, "
+        "MPR in PSNs and CLEAR_PSN", ["missing: %s" % miss] if miss else [])
+    # the trailer: coverage and byte order, IPv4 and IPv6, as the decoder
+    for v, (path, cases) in sorted(crc.items()):
+        rc, so, se = run(TSHARK + ["-n", "-r", path, "-T", "fields", "-E", "separator=|",
+                                   "-E", "occurrence=a", "-E", "aggregator=~",
+                                   "-e", "uet.crc.status", "-e", "_ws.expert.message"])
+        rows = [line.split("|") for line in so.splitlines()]
+        why = [] if rc == 0 else ["tshark exit %s: %s" % (rc, se.strip()[-300:])]
+        why += crc_check(v, cases, [r[0] for r in rows],
+                         [[m for m in r[1].split("~") if m.startswith("bad CRC32C")]
+                          if len(r) > 1 else [] for r in rows])
+        tap(not why, "dissector: IPv%d CRC32C over the addresses, UDP header and payload, "
+            "little endian, as the decoder" % v, why)
+    # a UET payload without IP and UDP around it (a user DLT mapped to the
+    # dissector): unchecked, no error
+    dlt = os.path.join(tmp, "dlt147.pcap")
+    E.write_pcap(dlt, [data()], linktype=147)
+    rc, so, se = run(TSHARK + ["-n", "-o", 'uat:user_dlts:"User 0 (DLT=147)","uet","0","",'
+                               '"0",""', "-r", dlt, "-T", "fields", "-E", "separator=|",
+                               "-e", "uet.crc.status", "-e", "_ws.expert.severity",
+                               "-e", "uet.pds.psn"])
+    row = so.strip().split("|")
+    ok = rc == 0 and len(row) == 3 and row[0] == "unchecked" and row[2] == "1000" and not any(
+        int(x) >= 0x00800000 for x in row[1].split(",") if x.isdigit())
+    tap(ok, "dissector: a UET payload without its IP and UDP headers: CRC32C unchecked, "
+        "not bad", [] if ok else ["exit %s, row %r; %s" % (rc, row, se.strip()[-300:])])
     # the preferences: port and DSCP classes, as decode's knobs
     trc, rows, se = tshark_fields(os.path.join(tmp, "knobs.pcap"),
                                   ["uet.dscp_class", "uet.crc.status", "_ws.expert.message"],
@@ -843,7 +1003,10 @@ def test_lua(files, bad_path, tmp):
                 b[rnd.randrange(len(b))] ^= 1 << rnd.randrange(8)
         if rnd.random() < 0.5:
             b = b[:rnd.randint(1, max(1, len(b)))]
-        frames.append(frame(bytes(b), kw, v6=rnd.random() < 0.5))
+        elif isinstance(p, E.Crc) and rnd.random() < 0.5:
+            b = E.Crc(b)        # a right trailer over the flipped bits
+        frames.append(frame(b if isinstance(b, E.Crc) else bytes(b), kw,
+                            v6=rnd.random() < 0.5))
     fz = os.path.join(tmp, "fuzz.pcap")
     E.write_pcap(fz, frames)
     rc, so, se = run(TSHARK + ["-n", "-r", fz, "-V"])
@@ -862,10 +1025,11 @@ def main():
         test_knobs(tmp)
         test_file_errors(tmp)
         bad_path = test_bad(tmp)
+        crc = test_crc(tmp)
         test_snap(tmp)
         test_live(tmp)
         test_fuzz()
-        test_lua(files, bad_path, tmp)
+        test_lua(files, bad_path, crc, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if failed else 0

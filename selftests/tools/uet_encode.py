@@ -3,6 +3,11 @@
 headers with the CRC32C trailer, the CRP control packets, and their
 UDP/IPv4/IPv6 and Ethernet/SLL/SLL2 framing, written to pcap or pcapng.
 
+The trailer covers the IP source and destination addresses, the UDP header
+and the UDP payload before it, and is stored little endian: with_crc()
+marks a payload as ending in a trailer, which udp_ip() fills in once the
+addresses and the UDP header are known (or fills in wrongly on purpose).
+
 Written from the wire format as Documentation/protocol.rst and
 Documentation/decode.rst give it, independently of userspace/smartt_uet
 (whose decoder it tests): nothing of that package is imported here.
@@ -31,7 +36,7 @@ def prologue(t, nh, flags):
     return struct.pack(">H", (t << 11) | (nh << 7) | flags)
 
 
-def rud_req(psn, spdcid, dpdcid=0, clear_off=0, retx=False, ar=False, syn=False,
+def rud_req(psn, spdcid, dpdcid=0, clear_off=-1, retx=False, ar=False, syn=False,
             pdc_info=0, psn_offset=0, nh=3, rsvd=0, t=2):
     fl = (0x10 if retx else 0) | (0x08 if ar else 0) | (0x04 if syn else 0) | rsvd
     last = ((pdc_info << 12) | psn_offset) if syn else dpdcid
@@ -41,8 +46,9 @@ def rud_req(psn, spdcid, dpdcid=0, clear_off=0, retx=False, ar=False, syn=False,
 def ses_std(opcode=5, som=True, eom=True, message_id=0, job_id=0, pid_on_fep=0,
             resource_index=0, initiator=0, buffer_offset=0, memory_key=0, header_data=0,
             payload_length=0, message_offset=0, request_length=0, version=0, ri_gen=0,
-            rsvd_op=0, hd=False):
-    fl = (0x01 if som else 0) | (0x02 if eom else 0) | (0x04 if hd else 0)
+            rsvd_op=0, hd=False, rel=True):
+    fl = (0x01 if som else 0) | (0x02 if eom else 0) | (0x04 if hd else 0) | \
+        (0x08 if rel else 0)
     b = struct.pack(">BBHB", (rsvd_op << 6) | opcode, (version << 6) | fl, message_id, ri_gen)
     b += job_id.to_bytes(3, "big")
     b += struct.pack(">HHQIQ", pid_on_fep, resource_index, buffer_offset, initiator, memory_key)
@@ -92,8 +98,25 @@ def ctrl(ctl_type, psn, spdcid, dpdcid=0, probe_opaque=0, payload=0, retx=False,
                                                     payload)
 
 
+class Crc(bytes):
+    """A UDP payload ending in a CRC32C trailer that udp_ip() fills in (a
+    slice of it is plain bytes, whose last 4 bytes udp_ip() leaves)."""
+
+
 def with_crc(b):
-    return b + struct.pack(">I", crc32c(b))
+    return Crc(b + b"\0" * 4)
+
+
+def trailer(body, prefix, how="le"):
+    """body + its CRC32C trailer; prefix: the IP source and destination
+    addresses and the UDP header.  how: "le" (right), "be" (the right value
+    big endian), "payload" (over body alone, little endian), "old" (over
+    body alone, big endian)."""
+    if how in ("payload", "old"):
+        c = crc32c(body)
+    else:
+        c = crc32c(prefix + body)
+    return body + struct.pack("<I" if how in ("le", "payload") else ">I", c)
 
 
 def crp(ptype=7, version=2, flags=0, hdr_words=18, entropy=0, psn=0, payload_len=0,
@@ -118,20 +141,42 @@ def _csum(b):
     return ~s & 0xffff
 
 
+def addrs(v6=False, src=None, dst=None):
+    """The source and destination addresses as bytes (IPv6: src and dst
+    are hex strings, IPv4: bytes)."""
+    if v6:
+        return (bytes.fromhex(src or "20010002000000000000000000000001"),
+                bytes.fromhex(dst or "20010002000000000000000000000005"))
+    return (bytes((198, 18, 0, 1)) if src is None else src,
+            bytes((198, 18, 0, 5)) if dst is None else dst)
+
+
 def udp_ip(payload, sport=49152, dport=4793, v6=False, dscp=10, ecn=2, src=None, dst=None,
-           flow_label=0, udp_len=None, ip_len_delta=0):
-    """IPv4 or IPv6 + UDP (checksum 0) around payload; udp_len and
-    ip_len_delta make lengths disagree on purpose."""
+           flow_label=0, udp_len=None, ip_len_delta=0, udp_csum=0, crc="le", crc_other_src=False,
+           crc_sport=None, crc_csum=None, crc_flip=None):
+    """IPv4 or IPv6 + UDP (checksum udp_csum, default 0) around payload;
+    udp_len and ip_len_delta make lengths disagree on purpose.  A payload of
+    with_crc() gets its trailer here, as trailer()'s crc says, or computed
+    over another source address (crc_other_src: the last byte differs),
+    source port (crc_sport) or UDP checksum (crc_csum) than the packet's,
+    or "xor" (the right CRC with its first byte flipped); crc_flip=N flips
+    a bit of payload byte N after (if there is one)."""
     ul = 8 + len(payload) if udp_len is None else udp_len
-    u = struct.pack(">HHHH", sport, dport, ul, 0) + payload
+    s, d = addrs(v6, src, dst)
+    if isinstance(payload, Crc):
+        cs = s[:-1] + bytes([s[-1] ^ 1]) if crc_other_src else s
+        ch = struct.pack(">HHHH", sport if crc_sport is None else crc_sport, dport, ul,
+                         udp_csum if crc_csum is None else crc_csum)
+        payload = trailer(payload[:-4], cs + d + ch, "le" if crc == "xor" else crc)
+        if crc == "xor":
+            payload = payload[:-4] + bytes([payload[-4] ^ 1]) + payload[-3:]
+    if crc_flip is not None and crc_flip < len(payload):
+        payload = payload[:crc_flip] + bytes([payload[crc_flip] ^ 0x80]) + payload[crc_flip + 1:]
+    u = struct.pack(">HHHH", sport, dport, ul, udp_csum) + payload
     tos = (dscp << 2) | ecn
     if v6:
-        s = bytes.fromhex(src or "20010002000000000000000000000001")
-        d = bytes.fromhex(dst or "20010002000000000000000000000005")
         vtf = (6 << 28) | (tos << 20) | flow_label
         return struct.pack(">IHBB", vtf, len(u) + ip_len_delta, 17, 64) + s + d + u
-    s = bytes((198, 18, 0, 1)) if src is None else src
-    d = bytes((198, 18, 0, 5)) if dst is None else dst
     h = struct.pack(">BBHHHBBH4s4s", 0x45, tos, 20 + len(u) + ip_len_delta, 0, 0x4000, 64, 17,
                     0, s, d)
     h = h[:10] + struct.pack(">H", _csum(h)) + h[12:]

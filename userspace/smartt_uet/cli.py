@@ -100,7 +100,7 @@ def decode_packet(rec, cfg):
     if proto == "uet":
         if g.dport == cfg.port:
             p["entropy"] = g.sport
-        d = decode_uet(g.payload, g.payload_len, cls, cfg)
+        d = decode_uet(g.payload, g.payload_len, cls, cfg, g.crc_prefix())
     else:
         d = decode_crp(g.payload, g.payload_len, cfg)
     p.update(d)

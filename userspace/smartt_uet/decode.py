@@ -2,10 +2,10 @@
 """One UDP payload of the transport -> its fields by their UET names, and
 every way it is malformed, each checked against the packet's own lengths.
 
-decode_uet(payload, wire_len, dscp_class, cfg) and decode_crp(...) return a
-dict: "pds"/"ses" (UET) or "smartt"/"crp" (CRP) field dicts, "payload_bytes",
-"crc", "malformed" (list of reasons) and "notes" (facts worth a line that are
-not errors).  Field keys are the dissector's filter names without "uet."
+decode_uet(payload, wire_len, dscp_class, cfg, crc_prefix) and
+decode_crp(...) return a dict: "pds"/"ses" (UET) or "smartt"/"crp" (CRP)
+field dicts, "payload_bytes", "crc", "malformed" (list of reasons) and
+"notes" (facts worth a line that are not errors).  Field keys are the dissector's filter names without "uet."
 (pds["psn"] is uet.pds.psn, ses["flags.som"] is uet.ses.flags.som).
 Nothing here raises on any input.
 """
@@ -13,7 +13,7 @@ Nothing here raises on any input.
 import struct
 
 from . import fields as F
-from .crc32c import crc32c
+from .crc32c import bswap32, crc32c, trailer_crc
 
 
 class Config:
@@ -42,10 +42,11 @@ class Buf:
     """Big-endian reads at offsets of the UDP payload, checked against the
     payload's length on the wire (wire) and the bytes captured (len(b))."""
 
-    def __init__(self, b, wire, out):
+    def __init__(self, b, wire, out, crc_prefix=None):
         self.b = b
         self.wire = wire
         self.out = out
+        self.crc_prefix = crc_prefix
 
     def need(self, off, n, what):
         if off + n > self.wire:
@@ -93,11 +94,14 @@ def new_result():
             "malformed": [], "notes": []}
 
 
-def decode_uet(payload, wire_len, dscp_class, cfg):
+def decode_uet(payload, wire_len, dscp_class, cfg, crc_prefix=None):
     """Decode one UET packet (the UDP payload; wire_len its length on the
-    wire, more than len(payload) when the capture cut it)."""
+    wire, more than len(payload) when the capture cut it).  crc_prefix: the
+    IP source and destination addresses and the UDP header as on the wire
+    (net.Datagram.crc_prefix()), which the CRC32C trailer covers before the
+    payload; without it the trailer is not checked ("unchecked")."""
     out = new_result()
-    buf = Buf(payload, wire_len, out)
+    buf = Buf(payload, wire_len, out, crc_prefix)
     trimmed = dscp_class in F.DSCP_TRIMMED_CLASSES
     try:
         end = _pds(buf, out, cfg)
@@ -160,7 +164,11 @@ def _pds(b, out, cfg):
         off = b.s16(2)
         p["psn"] = b.u32(4)
         p["clear_psn_offset"] = off
+        # the highest PSN the sender has cleared (all up to it included)
         p["clear_psn"] = _psn(p["psn"] + off)
+        if off >= 0:
+            out["notes"].append("clear_psn_offset %d is not negative: the transport clears "
+                                "only PSNs below the packet's (offset -1 or less)" % off)
         p["spdcid"] = b.u16(8)
         _dpdcid(b, p, out, fl & 0x04, 10)
         if t in (F.T_RUD_CC_REQ, F.T_ROD_CC_REQ):
@@ -243,7 +251,7 @@ def _dpdcid(b, p, out, syn, o):
     v = b.u16(o)
     if syn:
         p["pdc_info"] = (v >> F.PDC_INFO_SHIFT) & F.PDC_INFO_MASK
-        p["pdc_info.use_rsv_pdc"] = bool(p["pdc_info"] & 0x8)
+        p["pdc_info.use_rsv_pdc"] = bool(p["pdc_info"] & F.PDC_INFO_USE_RSV_PDC)
         p["psn_offset"] = v & F.PSN_OFFSET_MASK
         p["start_psn"] = _psn(p["psn"] - p["psn_offset"])
         if p["pdc_info"] & 0x7:
@@ -258,6 +266,7 @@ def _ack_ext(b, p, out, t):
     p["cc_type_name"] = _name(F.CC_TYPES, p["cc_type"])
     p["cc_flags"] = ct & 0xf
     p["mpr"] = b.u8(13)
+    p["mpr_psn_range"] = p["mpr"] * F.MPR_UNIT
     p["sack_psn_offset"] = b.s16(14)
     p["sack_base_psn"] = _psn(p["cack_psn"] + p["sack_psn_offset"])
     p["sack_bitmap"] = "0x%016x" % b.u64(16)
@@ -298,6 +307,7 @@ def _ses_std(b, out, o):
     s["version"] = v >> 6
     s["flags"] = v & 0x3f
     _flags(s, "flags", v, F.SES_FLAGS)
+    s["flags.rel_name"] = F.SES_REL_NAMES[s["flags.rel"]]
     if s["version"] != 0:
         out["malformed"].append("SES version %d (the transport speaks 0)" % s["version"])
     s["message_id"] = b.u16(o + 2)
@@ -391,13 +401,38 @@ def _trailer(b, out, end, trimmed, checked=True):
     if len(b.b) < b.wire:
         out["crc"] = {"status": "not captured"}
         return
-    got = b.u32(b.wire - F.CRC_LEN)
-    want = crc32c(b.b[:b.wire - F.CRC_LEN])
+    # little endian: the least significant byte first
+    got = int.from_bytes(b.b[b.wire - F.CRC_LEN:b.wire], "little")
+    body = b.b[:b.wire - F.CRC_LEN]
+    if b.crc_prefix is None:
+        out["crc"] = {"status": "unchecked", "value": "0x%08x" % got,
+                      "why": "no IP addresses and UDP header"}
+        return
+    want = trailer_crc(b.crc_prefix, body)
     ok = got == want
     out["crc"] = {"status": "valid" if ok else "invalid", "value": "0x%08x" % got,
                   "computed": "0x%08x" % want}
     if not ok:
-        out["malformed"].append("bad CRC32C: 0x%08x, computed 0x%08x" % (got, want))
+        hint = crc_hint(got, want, b.crc_prefix, body)
+        out["malformed"].append("bad CRC32C: 0x%08x, computed 0x%08x%s"
+                                % (got, want, " (%s)" % hint if hint else ""))
+
+
+def crc_hint(got, want, prefix, body):
+    """What a trailer that does not match holds instead, if it is one of
+    the usual mistakes: the byte order, the coverage (the UDP payload
+    alone), or the UDP checksum taken as 0 where the wire has another."""
+    if bswap32(got) == want:
+        return "stored big endian; the trailer is little endian"
+    alone = crc32c(body)
+    if got == alone:
+        return "over the UDP payload alone; the trailer covers the IP addresses and the " \
+               "UDP header too"
+    if bswap32(got) == alone:
+        return "over the UDP payload alone and big endian, the trailer's earlier format"
+    if prefix[-2:] != b"\0\0" and got == trailer_crc(prefix[:-2] + b"\0\0", body):
+        return "with the UDP checksum as 0; the trailer covers it as on the wire"
+    return ""
 
 
 def _payload_checks(out, trimmed):

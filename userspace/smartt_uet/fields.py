@@ -100,9 +100,15 @@ CTRL_RSVD = 0x43
 RUDI_RSVD = 0x7f
 UUD_RSVD = 0x7f
 
-# SYN: the DPDCID field holds pdc_info (4 bits) and psn_offset (12 bits).
+# SYN: the DPDCID field holds pdc_info (4 bits) and psn_offset (12 bits);
+# pdc_info's top bit (bit 15 of the field) is "use reserved PDC".
 PDC_INFO_SHIFT, PDC_INFO_MASK = 12, 0xf
+PDC_INFO_USE_RSV_PDC = 0x8
 PSN_OFFSET_MASK = 0x0fff
+
+# ACK_CC/ACK_CCX byte 13: the maximum PSN range (MPR), in units of 128 PSNs
+# (2 is a 256-PSN window).
+MPR_UNIT = 128
 
 CC_TYPES = {0: "NSCC", 1: "CREDIT"}
 CC_NSCC, CC_CREDIT = 0, 1
@@ -165,6 +171,10 @@ SES_OPCODES = {
 SES_SEND = 0x05
 SES_FLAGS = (("dc", 0x20), ("ie", 0x10), ("rel", 0x08), ("hd", 0x04), ("eom", 0x02),
              ("som", 0x01))
+# REL: relative addressing, the PIDonFEP is looked up within the JobID (set
+# on every request the transport sends); clear: absolute.
+SES_REL = 0x08
+SES_REL_NAMES = {False: "absolute", True: "relative"}
 SES_PAYLOAD_LEN_MASK = 0x3fff
 
 SES_RSP_OPCODES = {0: "DEFAULT_RESPONSE", 1: "RESPONSE", 2: "RESPONSE_W_DATA",
@@ -209,7 +219,9 @@ SES_RETURN_CODES = {
     0x24: "RC_DROPPED",
 }
 
-# The CRC32C trailer of every untrimmed packet (no TSS).
+# The CRC32C trailer of every untrimmed packet (no TSS): over the IP
+# addresses, the UDP header and the UDP payload before it, little endian
+# (crc32c.py).
 CRC_LEN = 4
 
 # The fabric's DSCP classes and their defaults (Documentation/decode.rst,

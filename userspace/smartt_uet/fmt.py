@@ -66,7 +66,7 @@ def text(p):
         c = "crc32c %s" % crc["status"]
         if "value" in crc:
             c += " %s" % crc["value"]
-            if crc["status"] != "valid":
+            if "computed" in crc and crc["status"] != "valid":
                 c += " (computed %s)" % crc["computed"]
         if "why" in crc:
             c += " (%s)" % crc["why"]

@@ -5,7 +5,9 @@ VLAN tags, Linux cooked SLL and SLL2, raw IP, BSD loopback), IPv4 or IPv6
 lengths the packet itself gives.
 
 udp(linktype, data, wire_len) returns None for anything that is not a UDP
-datagram, else a Datagram; its `malformed` lists what disagrees.
+datagram, else a Datagram; its `malformed` lists what disagrees.  The
+Datagram keeps the addresses and the UDP header as on the wire: the CRC32C
+trailer covers them (Documentation/decode.rst).
 """
 
 import ipaddress
@@ -35,11 +37,14 @@ class Datagram:
     """One UDP datagram: addresses, IP fields, the UDP payload as captured
     (payload) and its length on the wire (payload_len), what is malformed
     about the IP/UDP framing, and whether it is a fragment (which the
-    decoder passes over)."""
+    decoder passes over).  src_raw, dst_raw and udp_header are the
+    addresses and the UDP header as on the wire (bytes)."""
 
     def __init__(self):
         self.ip_version = 0
         self.src = self.dst = ""
+        self.src_raw = self.dst_raw = b""
+        self.udp_header = b""
         self.sport = self.dport = 0
         self.dscp = self.ecn = 0
         self.ttl = 0
@@ -50,6 +55,14 @@ class Datagram:
         self.payload_len = 0
         self.fragment = False
         self.malformed = []
+
+    def crc_prefix(self):
+        """What the CRC32C trailer covers before the UDP payload: the IP
+        source and destination addresses, then the UDP header, as on the
+        wire; None without a whole UDP header."""
+        if len(self.udp_header) != 8 or not self.src_raw:
+            return None
+        return self.src_raw + self.dst_raw + self.udp_header
 
 
 def _ether_type(linktype, d):
@@ -105,8 +118,9 @@ def udp(linktype, data, wire_len):
             return None
         g.ip_version = 4
         g.dscp, g.ecn, g.ttl = d[1] >> 2, d[1] & 3, ttl
-        g.src = str(ipaddress.IPv4Address(d[12:16]))
-        g.dst = str(ipaddress.IPv4Address(d[16:20]))
+        g.src_raw, g.dst_raw = bytes(d[12:16]), bytes(d[16:20])
+        g.src = str(ipaddress.IPv4Address(g.src_raw))
+        g.dst = str(ipaddress.IPv4Address(g.dst_raw))
         if ihl < 20:
             g.malformed.append("IPv4 header length %d is below 20" % ihl)
             return g
@@ -127,8 +141,9 @@ def udp(linktype, data, wire_len):
         g.ip_version = 6
         tc = (vtf >> 20) & 0xff
         g.dscp, g.ecn, g.ttl, g.flow_label = tc >> 2, tc & 3, hop, vtf & 0xfffff
-        g.src = str(ipaddress.IPv6Address(d[8:24]))
-        g.dst = str(ipaddress.IPv6Address(d[24:40]))
+        g.src_raw, g.dst_raw = bytes(d[8:24]), bytes(d[24:40])
+        g.src = str(ipaddress.IPv6Address(g.src_raw))
+        g.dst = str(ipaddress.IPv6Address(g.dst_raw))
         if 40 + plen > len(d) + snapped:
             g.malformed.append("IPv6 payload length %d exceeds the %d bytes the frame holds"
                                % (plen, len(d) + snapped - 40))
@@ -155,7 +170,8 @@ def udp(linktype, data, wire_len):
         else:
             g.malformed.append("UDP header cut off: %d of 8 bytes" % l4_len)
         return g
-    g.sport, g.dport, g.udp_len, g.udp_checksum = struct.unpack(">HHHH", l4[:8])
+    g.udp_header = bytes(l4[:8])
+    g.sport, g.dport, g.udp_len, g.udp_checksum = struct.unpack(">HHHH", g.udp_header)
     if g.udp_len != l4_len:
         g.malformed.append("UDP length %d, but the IP header leaves %d bytes"
                            % (g.udp_len, l4_len))

@@ -13,6 +13,11 @@
 -- Every field is checked against the packet's own lengths, like
 -- `smarttctl decode` (userspace/smartt_uet/, the same checks and messages):
 -- what is malformed raises expert info (group Malformed, severity error).
+-- The CRC32C trailer covers the IP source and destination addresses, the
+-- UDP header and the UDP payload before it, as on the wire, and holds the
+-- CRC little endian: the dissector gets the addresses and the UDP header
+-- from the IP and UDP dissectors' fields (the innermost IP header before
+-- the UDP header); without them the CRC is "unchecked", not bad.
 -- Preferences (Protocols > UET): the ports, the DSCP of each class and the
 -- trim size.  Documentation/decode.rst.
 --
@@ -29,7 +34,8 @@ end
 local uet = Proto(PFX, "Ultra Ethernet Transport (smartt)")
 local crp = Proto("smartt_crp", "smartt CRP control (vendor-specific)")
 
-local band, bxor, rshift = bit32.band, bit32.bxor, bit32.rshift
+local band, bor, bxor, lshift, rshift = bit32.band, bit32.bor, bit32.bxor, bit32.lshift,
+    bit32.rshift
 
 -- ---- names --------------------------------------------------------------
 
@@ -157,7 +163,7 @@ b("pds.flags.syn", "New PDC (SYN)", 16, 0x0004)
 u("pds.flags.req", "Request (REQ)", 16, base.DEC, 0x0006)
 u("pds.psn", "PSN", 32)
 def("pds.clear_psn_offset", ProtoField.int16(P .. "pds.clear_psn_offset", "CLEAR_PSN offset"))
-u("pds.clear_psn", "CLEAR_PSN", 32)
+u("pds.clear_psn", "CLEAR_PSN (highest cleared PSN)", 32)
 u("pds.spdcid", "Source PDC id (SPDCID)", 16)
 u("pds.dpdcid", "Destination PDC id (DPDCID)", 16)
 u("pds.pdc_info", "pdc_info", 16, base.HEX, 0xf000)
@@ -173,7 +179,8 @@ u("pds.ack_psn", "ACK_PSN", 32)
 u("pds.epsn", "Expected PSN", 32)
 u("pds.cc_type", "cc_type", 8, base.DEC, 0xf0)
 u("pds.cc_flags", "cc_flags", 8, base.HEX, 0x0f)
-u("pds.mpr", "Maximum PSN range (MPR)", 8)
+u("pds.mpr", "Maximum PSN range (MPR, units of 128 PSNs)", 8)
+u("pds.mpr_psn_range", "MPR in PSNs", 32)
 def("pds.sack_psn_offset", ProtoField.int16(P .. "pds.sack_psn_offset", "SACK PSN offset"))
 u("pds.sack_base_psn", "SACK base PSN", 32)
 u("pds.sack_bitmap", "SACK bitmap", 64, base.HEX)
@@ -281,6 +288,14 @@ local f_iphl = Field.new("ip.hdr_len")
 local f_ip6plen = Field.new("ipv6.plen")
 local f_ip6nxt = Field.new("ipv6.nxt")
 local f_udplen = Field.new("udp.length")
+-- what the CRC32C trailer covers before the UDP payload
+local f_ipsrc = Field.new("ip.src")
+local f_ipdst = Field.new("ip.dst")
+local f_ip6src = Field.new("ipv6.src")
+local f_ip6dst = Field.new("ipv6.dst")
+local f_udpsport = Field.new("udp.srcport")
+local f_udpdport = Field.new("udp.dstport")
+local f_udpsum = Field.new("udp.checksum")
 
 -- ---- CRC32C -----------------------------------------------------------------
 
@@ -297,13 +312,20 @@ for i = 0, 255 do
     CRC_T[i] = c
 end
 
-local function crc32c(tvb, len)
+-- the CRC32C of the ByteArrays given, one after the other
+local function crc32c(...)
     local c = 0xffffffff
-    local ba = tvb:bytes(0, len)
-    for i = 0, len - 1 do
-        c = bxor(CRC_T[band(bxor(c, ba:get_index(i)), 0xff)], rshift(c, 8))
+    for _, ba in ipairs({ ... }) do
+        for i = 0, ba:len() - 1 do
+            c = bxor(CRC_T[band(bxor(c, ba:get_index(i)), 0xff)], rshift(c, 8))
+        end
     end
     return bxor(c, 0xffffffff)
+end
+
+local function bswap32(v)
+    return bor(lshift(band(v, 0xff), 24), lshift(band(rshift(v, 8), 0xff), 16),
+        lshift(band(rshift(v, 16), 0xff), 8), rshift(v, 24))
 end
 
 -- ---- helpers ----------------------------------------------------------------
@@ -331,6 +353,57 @@ local function ip_class()
         end
     end
     return d, e, "other"
+end
+
+-- the IP source and destination addresses and the UDP header of the
+-- packet as on the wire (a ByteArray), or nil: the address fields of the IP
+-- header nearest before the last UDP header, or, when none is before it in
+-- the same data (the UDP header in a reassembled buffer), the only ones
+-- there are
+local function crc_prefix_fields()
+    local sp, dp, ul, us = { f_udpsport() }, { f_udpdport() }, { f_udplen() }, { f_udpsum() }
+    local n = #sp
+    if n == 0 or #dp ~= n or #ul ~= n or #us ~= n then
+        return nil
+    end
+    local udp_off = sp[n].offset
+    local best, best_off, last
+    for _, pair in ipairs({ { { f_ipsrc() }, { f_ipdst() }, 4 },
+        { { f_ip6src() }, { f_ip6dst() }, 16 } }) do
+        local srcs, dsts, len = pair[1], pair[2], pair[3]
+        if #srcs == #dsts then
+            for i = 1, #srcs do
+                if srcs[i].len == len and dsts[i].len == len then
+                    local o = srcs[i].offset
+                    if o < udp_off and (best_off == nil or o > best_off) then
+                        best, best_off = { srcs[i], dsts[i] }, o
+                    end
+                    last = last == nil and { srcs[i], dsts[i] } or false
+                end
+            end
+        end
+    end
+    best = best or last
+    if not best then
+        return nil
+    end
+    local ba = best[1].range:bytes()
+    ba:append(best[2].range:bytes())
+    for _, f in ipairs({ sp[n], dp[n], ul[n], us[n] }) do
+        if f.len ~= 2 then
+            return nil
+        end
+        ba:append(f.range:bytes())
+    end
+    return ba
+end
+
+local function crc_prefix()
+    local ok, ba = pcall(crc_prefix_fields)
+    if ok then
+        return ba
+    end
+    return nil
 end
 
 -- the UDP length against what the (innermost) IP header leaves for it
@@ -417,7 +490,9 @@ local function ack_ext(c, t, ty, cack)
     local ct = rshift(c:u(12, 1), 4)
     t:add(F["pds.cc_type"], tvb(12, 1)):append_text(" (" .. name(CC_TYPES, ct) .. ")")
     t:add(F["pds.cc_flags"], tvb(12, 1))
-    t:add(F["pds.mpr"], tvb(13, 1))
+    local mpr = c:u(13, 1)
+    t:add(F["pds.mpr"], tvb(13, 1)):append_text(string.format(" (%d PSNs)", mpr * 128))
+    t:add(F["pds.mpr_psn_range"], tvb(13, 1), mpr * 128):set_generated()
     local so = c:s16(14)
     t:add(F["pds.sack_psn_offset"], tvb(14, 2))
     t:add(F["pds.sack_base_psn"], tvb(14, 2), psn(cack + so)):set_generated()
@@ -496,7 +571,12 @@ local function pds(c, root, info)
         local psn_v = c:u(4, 4)
         t:add(F["pds.psn"], tvb(4, 4))
         t:add(F["pds.clear_psn_offset"], tvb(2, 2))
+        -- the highest PSN the sender has cleared (all up to it included)
         t:add(F["pds.clear_psn"], tvb(2, 2), psn(psn_v + c:s16(2))):set_generated()
+        if c:s16(2) >= 0 then
+            c:note(t, "clear_psn_offset %d is not negative: the transport clears only PSNs " ..
+                "below the packet's (offset -1 or less)", c:s16(2))
+        end
         t:add(F["pds.spdcid"], tvb(8, 2))
         dpdcid(c, t, 10, band(fl, 0x04) ~= 0, psn_v)
         if ty == 13 or ty == 14 then
@@ -625,7 +705,11 @@ local function ses_std(c, root, o, info)
     t:add(F["ses.version"], tvb(o + 1, 1))
     t:add(F["ses.flags"], tvb(o + 1, 1))
     for _, k in ipairs({ "dc", "ie", "rel", "hd", "eom", "som" }) do
-        t:add(F["ses.flags." .. k], tvb(o + 1, 1))
+        local it = t:add(F["ses.flags." .. k], tvb(o + 1, 1))
+        if k == "rel" then
+            it:append_text(band(v, 0x08) ~= 0 and
+                " (relative addressing: PIDonFEP within the JobID)" or " (absolute addressing)")
+        end
     end
     if rshift(v, 6) ~= 0 then
         c:mal(t, "SES version %d (the transport speaks 0)", rshift(v, 6))
@@ -708,6 +792,31 @@ end
 
 -- ---- trailer and lengths ------------------------------------------------------------
 
+-- what a trailer that does not match holds instead, if it is one of the
+-- usual mistakes (as smarttctl decode says it)
+local function crc_hint(got, want, prefix, body)
+    if bswap32(got) == want then
+        return "stored big endian; the trailer is little endian"
+    end
+    local alone = crc32c(body)
+    if got == alone then
+        return "over the UDP payload alone; the trailer covers the IP addresses and the " ..
+            "UDP header too"
+    end
+    if bswap32(got) == alone then
+        return "over the UDP payload alone and big endian, the trailer's earlier format"
+    end
+    local n = prefix:len()
+    if prefix:get_index(n - 2) ~= 0 or prefix:get_index(n - 1) ~= 0 then
+        local z = prefix:subset(0, n - 2)
+        z:append(ByteArray.new("00 00"))
+        if got == crc32c(z, body) then
+            return "with the UDP checksum as 0; the trailer covers it as on the wire"
+        end
+    end
+    return ""
+end
+
 local function trailer(c, root, ty, e, ses, trimmed, checked)
     local rest = c.wire - e
     local tvb = c.tvb
@@ -734,16 +843,27 @@ local function trailer(c, root, ty, e, ses, trimmed, checked)
         root:add(F["crc.status"], "not captured")
         return pb
     end
-    local got = c:u(c.wire - 4, 4)
-    local want = crc32c(tvb, c.wire - 4)
+    -- little endian: the least significant byte first
+    local got = tvb(c.wire - 4, 4):le_uint()
+    local prefix = crc_prefix()
+    if prefix == nil then
+        root:add(F["crc.status"], "unchecked"):append_text(
+            " (CRC32C: not checked: no IP addresses and UDP header)")
+        root:add_le(F["crc.value"], tvb(c.wire - 4, 4))
+        return pb
+    end
+    local body = c.wire > 4 and tvb:bytes(0, c.wire - 4) or ByteArray.new()
+    local want = crc32c(prefix, body)
     if got == want then
         root:add(F["crc.status"], "valid"):append_text(" (CRC32C: valid)")
-        root:add(F["crc.value"], tvb(c.wire - 4, 4))
+        root:add_le(F["crc.value"], tvb(c.wire - 4, 4))
     else
         root:add(F["crc.status"], "invalid"):append_text(" (CRC32C: invalid)")
-        root:add(F["crc.value"], tvb(c.wire - 4, 4))
+        root:add_le(F["crc.value"], tvb(c.wire - 4, 4))
         root:add(F["crc.computed"], want):set_generated()
-        c:mal(root, "bad CRC32C: 0x%08x, computed 0x%08x", got, want)
+        local hint = crc_hint(got, want, prefix, body)
+        c:mal(root, "bad CRC32C: 0x%08x, computed 0x%08x%s", got, want,
+            hint ~= "" and " (" .. hint .. ")" or "")
     end
     return pb
 end
