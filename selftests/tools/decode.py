@@ -330,9 +330,10 @@ def crc_packets():
                   "0x[0-9a-f]{8}$"))
         B.append(("%s CRC over another UDP source port" % what, p, dict(kw, crc_sport=1),
                   "bad CRC32C: 0x[0-9a-f]{8}, computed 0x[0-9a-f]{8}$"))
-        B.append(("%s CRC with the UDP checksum as 0, not as on the wire" % what, p,
-                  dict(kw, udp_csum=0x1234, crc_csum=0),
-                  "bad CRC32C: .* \\(with the UDP checksum as 0"))
+        B.append(("%s CRC over the UDP checksum as on the wire, not as 0" % what, p,
+                  dict(kw, udp_csum=0x1234, crc_csum=0x1234),
+                  "bad CRC32C: .* \\(with the UDP checksum as on the wire; the trailer "
+                  "takes it as 0\\)"))
     return B
 
 
@@ -340,7 +341,7 @@ def crc_good():
     """Trailers that are right: (name, payload, framing)."""
     d = data(som=False, eom=False, seg=100, off=100, msg_len=300)
     return [("DATA", d, {}), ("ACK_CC", E.with_crc(E.ack_cc(1, 1, 2, mpr=2)), {"dscp": 46}),
-            ("DATA, UDP checksum 0x1234 covered as on the wire", d, {"udp_csum": 0x1234}),
+            ("DATA, UDP checksum 0x1234 taken as 0", d, {"udp_csum": 0x1234}),
             ("CTRL PROBE", E.with_crc(E.ctrl(6, 2000, 1, 2)), {"dscp": 46})]
 
 

@@ -158,15 +158,17 @@ def udp_ip(payload, sport=49152, dport=4793, v6=False, dscp=10, ecn=2, src=None,
     udp_len and ip_len_delta make lengths disagree on purpose.  A payload of
     with_crc() gets its trailer here, as trailer()'s crc says, or computed
     over another source address (crc_other_src: the last byte differs),
-    source port (crc_sport) or UDP checksum (crc_csum) than the packet's,
+    source port (crc_sport) than the packet's or over a UDP checksum
+    (crc_csum) where the trailer takes it as 0,
     or "xor" (the right CRC with its first byte flipped); crc_flip=N flips
     a bit of payload byte N after (if there is one)."""
     ul = 8 + len(payload) if udp_len is None else udp_len
     s, d = addrs(v6, src, dst)
     if isinstance(payload, Crc):
         cs = s[:-1] + bytes([s[-1] ^ 1]) if crc_other_src else s
+        # the trailer takes the UDP checksum as 0 (crc_csum: as another)
         ch = struct.pack(">HHHH", sport if crc_sport is None else crc_sport, dport, ul,
-                         udp_csum if crc_csum is None else crc_csum)
+                         0 if crc_csum is None else crc_csum)
         payload = trailer(payload[:-4], cs + d + ch, "le" if crc == "xor" else crc)
         if crc == "xor":
             payload = payload[:-4] + bytes([payload[-4] ^ 1]) + payload[-3:]

@@ -59,8 +59,7 @@ def uet_payload(a, psn, l4):
         plen = l4 - 8 - uet.DATA_HLEN - uet.CRC_LEN
         if plen < 0:
             raise SystemExit("size %d too small for UET DATA" % a.size)
-        return uet.data(psn, (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen],
-                        crc=a.crc)
+        return uet.data(psn, (struct.pack("!Q", psn) * (plen // 8 + 1))[:plen])
     if a.type == "ack":
         return uet.ack_cc(psn)
     if a.type == "nack":
@@ -81,6 +80,8 @@ def build(a, psn, flow):
     else:
         payload = (struct.pack("!Q", psn) * (l4 // 8 + 1))[:l4 - 8]
     sport = a.sport + (flow % a.flows if not v6 else 0)
+    if a.proto == "uet" and (a.crc or a.type != "data"):
+        payload = uet.seal(payload, src.packed, dst.packed, sport, a.dport)
     udp = struct.pack("!HHHH", sport, a.dport, l4, 0) + payload
     dscp = a.dscp
     if dscp is None:
@@ -163,7 +164,7 @@ def recv(a):
     first = last = None
     while n < a.count:
         try:
-            data, anc, _, _ = s.recvmsg(65536, 256)
+            data, anc, _, peer = s.recvmsg(65536, 256)
         except socket.timeout:
             break
         now = time.monotonic()
@@ -182,13 +183,18 @@ def recv(a):
         ce += e == 3
         ect += e in (1, 2, 3)
         dscp = (tos or 0) >> 2
-        rec = {"len": len(data), "ecn": e, "dscp": dscp, "ttl": ttl, "t": now}
+        rec = {"len": len(data), "ecn": e, "dscp": dscp, "ttl": ttl, "t": now,
+               "src": peer[0], "sport": peer[1]}
         f = uet.pds_fields(data)
         if f:
             rec.update(f)
             rec["type"] = PDS_TYPE_NAMES[f["pds_type"]]
             rec["trimmed"] = dscp in TRIMMED_DSCPS
             trimmed += rec["trimmed"]
+            if not rec["trimmed"] and not addr.is_unspecified:
+                # the trailer as the datagram arrived (a trimmed one has none)
+                rec["crc_ok"] = uet.crc_ok(data, ipaddress.ip_address(peer[0]).packed,
+                                           addr.packed, peer[1], a.port)
         elif len(data) >= 8:
             rec["psn"] = struct.unpack("!Q", data[:8])[0]
         if a.head:

@@ -6,6 +6,10 @@ UDP port.  Only what a test sender needs: DATA (PDS RUD_REQ + SES standard
 request), ACK_CC, NACK, CTRL PROBE and the CRC32C trailer, and the PDS
 type and PSN of a received UDP payload.
 
+The builders leave the trailer's 4 bytes zero: it covers the IP addresses
+and the UDP header (checksum taken as 0), which only the sender that wraps
+the payload knows; seal() fills it, crc_ok() checks it.
+
 The fabric never reads these headers: its ports classify and trim by DSCP
 alone (the DSCP defaults below), so a test gives every packet the DSCP of
 its class.
@@ -26,7 +30,7 @@ CTL_PROBE = 6
 REQ_F_RETX, REQ_F_AR, REQ_F_SYN = 0x10, 0x08, 0x04
 NACK_TRIMMED, NACK_TRIMMED_LASTHOP = 0x01, 0x02
 SES_SEND = 0x05
-SES_F_EOM, SES_F_SOM = 0x02, 0x01
+SES_F_REL, SES_F_EOM, SES_F_SOM = 0x08, 0x02, 0x01
 
 PDS_REQ_LEN, SES_STD_LEN = 12, 44
 DATA_HLEN = PDS_REQ_LEN + SES_STD_LEN   # what a trimming port keeps by default
@@ -65,8 +69,29 @@ def crc32c(data):
 
 
 def trailer(body):
-    """@body with its CRC32C trailer (big endian): a whole UDP payload."""
-    return body + struct.pack("!I", crc32c(body))
+    """@body with room for its CRC32C trailer (zero until seal())."""
+    return body + b"\0" * CRC_LEN
+
+
+def _crc(payload, saddr, daddr, sport, dport):
+    """The trailer's CRC32C: over the IP source and destination addresses
+    (packed: 4 or 16 bytes each), the UDP header with its checksum taken
+    as 0 (a checksum is computed after the trailer and covers it), and
+    the UDP payload before the trailer."""
+    udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
+    return crc32c(saddr + daddr + udp + payload[:-CRC_LEN])
+
+
+def seal(payload, saddr, daddr, sport, dport):
+    """@payload (a whole UDP payload, trailer last) with its CRC32C filled
+    in, little endian, for a datagram saddr:sport -> daddr:dport."""
+    return payload[:-CRC_LEN] + struct.pack("<I", _crc(payload, saddr, daddr, sport, dport))
+
+
+def crc_ok(payload, saddr, daddr, sport, dport):
+    """Whether @payload's trailer is right for saddr:sport -> daddr:dport."""
+    return len(payload) >= CRC_LEN and \
+        struct.unpack("<I", payload[-CRC_LEN:])[0] == _crc(payload, saddr, daddr, sport, dport)
 
 
 def prologue(pds_type, nh, flags):
@@ -74,15 +99,15 @@ def prologue(pds_type, nh, flags):
 
 
 def data(psn, payload, spdcid=1, dpdcid=1, msg_id=0, offset=0, msg_len=None,
-         pid=1, initiator=1, job=0, flags=REQ_F_AR, som=True, eom=True, crc=True):
-    """DATA: PDS RUD_REQ + SES standard request (SEND) + @payload + trailer.
-    @offset: the segment's offset in a message of @msg_len bytes (default:
-    a one-segment message of len(payload))."""
+         pid=1, initiator=1, job=0, flags=REQ_F_AR, som=True, eom=True):
+    """DATA: PDS RUD_REQ + SES standard request (SEND, relative addressing)
+    + @payload + trailer.  @offset: the segment's offset in a message of
+    @msg_len bytes (default: a one-segment message of len(payload))."""
     if msg_len is None:
         msg_len = offset + len(payload)
     pds = prologue(PDS_RUD_REQ, NH_REQ_STD, flags) + struct.pack(
         "!hIHH", 0, psn & 0xffffffff, spdcid, dpdcid)
-    sflags = (SES_F_SOM if som else 0) | (SES_F_EOM if eom else 0)
+    sflags = SES_F_REL | (SES_F_SOM if som else 0) | (SES_F_EOM if eom else 0)
     ses = struct.pack("!BBHIHHQIQ", SES_SEND, sflags, msg_id & 0xffff, job & 0xffffff,
                       pid & 0xfff, 0, 0, initiator, 0)
     if som:
@@ -92,7 +117,7 @@ def data(psn, payload, spdcid=1, dpdcid=1, msg_id=0, offset=0, msg_len=None,
     ses += struct.pack("!I", msg_len)
     assert len(pds) == PDS_REQ_LEN and len(ses) == SES_STD_LEN
     body = pds + ses + payload
-    return trailer(body) if crc else body + b"\0" * CRC_LEN
+    return trailer(body)
 
 
 def ack_cc(cack_psn, ack_psn_offset=0, spdcid=1, dpdcid=1, flags=0, service_time=0,

@@ -4,8 +4,9 @@ final XOR 0xffffffff), the trailer of the transport's packets.
 
 The trailer covers the IP source and destination addresses (4 + 4 bytes
 for IPv4, 16 + 16 for IPv6), then the 8-byte UDP header, then the UDP
-payload before the trailer, all as on the wire, and holds the CRC little
-endian (least significant byte first).
+payload before the trailer, all as on the wire except the UDP checksum,
+taken as 0 (a checksum, if any, is computed after the trailer and covers
+it), and holds the CRC little endian (least significant byte first).
 """
 
 POLY = 0x82f63b78

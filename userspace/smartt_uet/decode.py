@@ -408,7 +408,7 @@ def _trailer(b, out, end, trimmed, checked=True):
         out["crc"] = {"status": "unchecked", "value": "0x%08x" % got,
                       "why": "no IP addresses and UDP header"}
         return
-    want = trailer_crc(b.crc_prefix, body)
+    want = trailer_crc(csum_as_zero(b.crc_prefix), body)
     ok = got == want
     out["crc"] = {"status": "valid" if ok else "invalid", "value": "0x%08x" % got,
                   "computed": "0x%08x" % want}
@@ -418,10 +418,17 @@ def _trailer(b, out, end, trimmed, checked=True):
                                 % (got, want, " (%s)" % hint if hint else ""))
 
 
+def csum_as_zero(prefix):
+    """prefix (the addresses and the UDP header as on the wire) with the
+    UDP checksum taken as 0, as the trailer covers it: a checksum, if
+    any, is computed after the trailer and covers it."""
+    return prefix[:-2] + b"\0\0"
+
+
 def crc_hint(got, want, prefix, body):
     """What a trailer that does not match holds instead, if it is one of
     the usual mistakes: the byte order, the coverage (the UDP payload
-    alone), or the UDP checksum taken as 0 where the wire has another."""
+    alone), or the UDP checksum covered as on the wire where it is not 0."""
     if bswap32(got) == want:
         return "stored big endian; the trailer is little endian"
     alone = crc32c(body)
@@ -430,8 +437,8 @@ def crc_hint(got, want, prefix, body):
                "UDP header too"
     if bswap32(got) == alone:
         return "over the UDP payload alone and big endian, the trailer's earlier format"
-    if prefix[-2:] != b"\0\0" and got == trailer_crc(prefix[:-2] + b"\0\0", body):
-        return "with the UDP checksum as 0; the trailer covers it as on the wire"
+    if prefix[-2:] != b"\0\0" and got == trailer_crc(prefix, body):
+        return "with the UDP checksum as on the wire; the trailer takes it as 0"
     return ""
 
 

@@ -7,7 +7,7 @@ lengths the packet itself gives.
 udp(linktype, data, wire_len) returns None for anything that is not a UDP
 datagram, else a Datagram; its `malformed` lists what disagrees.  The
 Datagram keeps the addresses and the UDP header as on the wire: the CRC32C
-trailer covers them (Documentation/decode.rst).
+trailer covers them, the UDP checksum taken as 0 (Documentation/decode.rst).
 """
 
 import ipaddress
@@ -59,7 +59,8 @@ class Datagram:
     def crc_prefix(self):
         """What the CRC32C trailer covers before the UDP payload: the IP
         source and destination addresses, then the UDP header, as on the
-        wire; None without a whole UDP header."""
+        wire (the checksum too: decode takes it as 0 for the CRC and tells
+        a trailer that covers it apart); None without a whole UDP header."""
         if len(self.udp_header) != 8 or not self.src_raw:
             return None
         return self.src_raw + self.dst_raw + self.udp_header

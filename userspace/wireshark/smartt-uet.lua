@@ -808,10 +808,8 @@ local function crc_hint(got, want, prefix, body)
     end
     local n = prefix:len()
     if prefix:get_index(n - 2) ~= 0 or prefix:get_index(n - 1) ~= 0 then
-        local z = prefix:subset(0, n - 2)
-        z:append(ByteArray.new("00 00"))
-        if got == crc32c(z, body) then
-            return "with the UDP checksum as 0; the trailer covers it as on the wire"
+        if got == crc32c(prefix, body) then
+            return "with the UDP checksum as on the wire; the trailer takes it as 0"
         end
     end
     return ""
@@ -853,7 +851,12 @@ local function trailer(c, root, ty, e, ses, trimmed, checked)
         return pb
     end
     local body = c.wire > 4 and tvb:bytes(0, c.wire - 4) or ByteArray.new()
-    local want = crc32c(prefix, body)
+    -- the UDP checksum taken as 0: a checksum, if any, is computed after
+    -- the trailer and covers it
+    local n = prefix:len()
+    local z = prefix:subset(0, n - 2)
+    z:append(ByteArray.new("00 00"))
+    local want = crc32c(z, body)
     if got == want then
         root:add(F["crc.status"], "valid"):append_text(" (CRC32C: valid)")
         root:add_le(F["crc.value"], tvb(c.wire - 4, 4))
