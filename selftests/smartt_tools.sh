@@ -148,15 +148,28 @@ incast() {
 }
 check "2:1 incast with --start-at: both clients' messages arrive (smartt_peers read meanwhile)" incast
 
+# in_sleep PID SECS: wait until PID sleeps in (clock_)nanosleep, the
+# system call it makes (/proc/PID/syscall: nanosleep 35, clock_nanosleep
+# 230 on x86-64); fails if it never does or has exited
+in_sleep() {
+	local nr _ i
+	for ((i = 0; i < $2 * 10; i++)); do
+		read -r nr _ <"/proc/$1/syscall" 2>/dev/null || return 1
+		[ "$nr" = 35 ] || [ "$nr" = 230 ] && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 diff_rises() {
 	local out
 	server_start dif --proto smartt -4 -p 3011 || return 1
-	# The client starts well after smarttctl's first read (Python takes
-	# about a second to start in a quiet TCG guest, over 3 s with four
-	# guests on two cores) and ends before the second.
+	# The client starts once smarttctl made its first read, when it sleeps
+	# (Python takes one to over eight seconds to start in a TCG guest,
+	# with the host's load), and ends before the second.
 	"$ctl" -n "$b" stats --diff 20 --json rx_data msgs_delivered >"$tmp/dif.json" &
 	local cpid=$!
-	sleep 8
+	in_sleep "$cpid" 60 || { echo "smarttctl never slept"; wait $cpid; return 1; }
 	ip netns exec "$a" "$perf" client -P stream -n 10 -s 10000 -t 4 198.18.0.2:3011 \
 		>"$tmp/dif.client" 2>&1 || echo "the client failed:"
 	tail -3 "$tmp/dif.client"
