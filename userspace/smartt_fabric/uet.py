@@ -14,7 +14,12 @@ The fabric never reads these headers: its ports classify and trim by DSCP
 alone (the DSCP defaults below), so a test gives every packet the DSCP of
 its class.
 """
+import os
 import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+from smartt_uet.crc32c import trailer_crc  # noqa: E402  (userspace/smartt_uet)
 
 UDP_PORT = 4793                 # UET's port (the transport's udp_port)
 CRP_UDP_PORT = 4794             # CRP's control packets (crp_udp_port)
@@ -46,40 +51,19 @@ CRP_HLEN = struct.calcsize(CRP_HDR_FMT) + struct.calcsize(CRP_EXT_FMT)
 assert struct.calcsize(CRP_HDR_FMT) == 64 and CRP_HLEN == 144
 
 
-def _crc_table():
-    t = []
-    for i in range(256):
-        c = i
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82f63b78 if c & 1 else c >> 1
-        t.append(c)
-    return t
-
-
-_CRC_TABLE = _crc_table()
-
-
-def crc32c(data):
-    """CRC32C (Castagnoli, reflected, initial value and final XOR all ones)."""
-    c = 0xffffffff
-    t = _CRC_TABLE
-    for b in data:
-        c = t[(c ^ b) & 0xff] ^ (c >> 8)
-    return c ^ 0xffffffff
-
-
 def trailer(body):
     """@body with room for its CRC32C trailer (zero until seal())."""
     return body + b"\0" * CRC_LEN
 
 
 def _crc(payload, saddr, daddr, sport, dport):
-    """The trailer's CRC32C: over the IP source and destination addresses
-    (packed: 4 or 16 bytes each), the UDP header with its checksum taken
-    as 0 (a checksum is computed after the trailer and covers it), and
-    the UDP payload before the trailer."""
+    """The trailer's CRC32C (smartt_uet's, which smarttctl decode checks):
+    over the IP source and destination addresses (packed: 4 or 16 bytes
+    each), the UDP header with its checksum taken as 0 (a checksum is
+    computed after the trailer and covers it), and the UDP payload before
+    the trailer."""
     udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0)
-    return crc32c(saddr + daddr + udp + payload[:-CRC_LEN])
+    return trailer_crc(saddr + daddr + udp, payload[:-CRC_LEN])
 
 
 def seal(payload, saddr, daddr, sport, dport):
