@@ -234,6 +234,8 @@ def cmd_run(a, argv):
             regs.append((r, e))
     except config.ConfigError as e:
         raise UsageError(str(e))
+    if a.htsim and not (os.path.isfile(a.htsim) and os.access(a.htsim, os.X_OK)):
+        raise LabError("--htsim %s: not an executable file (a built htsim_uec)" % a.htsim)
     if (not guest and os.geteuid() == 0 and any(e["regime_used"]["delay_ns"] for _, e in regs)
             and not delay_available()):
         r, e = [(r, e) for r, e in regs if e["regime_used"]["delay_ns"]][0]
@@ -244,8 +246,6 @@ def cmd_run(a, argv):
                        "or the earlier regime (--regime legacy)"
                        % (r, e["regime_used"]["delay_ns"] // 1000, e["regime_used"]["bdp_mtus"],
                           e["regime_used"]["rate_bps"] // 10**6))
-    if a.htsim and not (os.path.isfile(a.htsim) and os.access(a.htsim, os.X_OK)):
-        raise LabError("--htsim %s: not an executable file (a built htsim_uec)" % a.htsim)
     cases = exp["case_names"]
     if a.cases:
         cases = a.cases.split(",")
