@@ -427,8 +427,10 @@ def print_result(out, meta, runs, release, interrupted):
                                               meta["mode"], release, len(runs),
                                               os.path.join(out, "report.html")))
     print(report.table(rows))
-    for line in report.ranking(rows):
-        print("  " + line)
+    for c in meta.get("claims") or []:
+        print("  %-34s %-24s %-26s %s [%s, %s] %s" % (
+            c["claim"], c["algo"], c["baseline"], claims.fmt(c["lab_ratio_median"]),
+            claims.fmt(c["lab_ci_low"]), claims.fmt(c["lab_ci_high"]), c["verdict"]))
     if interrupted:
         return 130
     return 1 if meta["errors"] and not runs else 0
@@ -564,6 +566,12 @@ def finish(out, meta, runs):
     """ratios.csv, claims.csv, PNGs and report.html from what is there."""
     rows = report.read_summary(os.path.join(out, "summary.csv"))
     exp = config.load(meta["experiment_file"], meta.get("quick"), meta.get("where") == "guest")
+    try:
+        # the plots' thresholds and buffer: the first regime's
+        regime.apply(exp, meta.get("where", "host"), (meta.get("regimes") or ["legacy"])[0],
+                     meta.get("timewarp", False))
+    except config.ConfigError:
+        pass
     meta["claims"] = write_stats(out, exp, rows)
     for r in runs:
         r["pngs"] = report.plot_run(os.path.join(out, r["dir"]), "%s %s %s s%d" % (
