@@ -91,6 +91,14 @@ def build_parser():
     im.add_argument("--case", default="all")
     im.add_argument("--algo", default="nscc")
     im.add_argument("--seed", type=int, default=1)
+    tb = sub.add_parser("tables", help="regenerate Documentation/lab.rst's result tables "
+                        "from the committed CSVs (Documentation/lab-results/*/)")
+    tb.add_argument("--doc", metavar="RST", default=os.path.join(TOP, "Documentation",
+                                                                 "lab.rst"))
+    tb.add_argument("--results", metavar="DIR", default=os.path.join(
+        TOP, "Documentation", "lab-results"))
+    tb.add_argument("--check", action="store_true", help="exit 1 if the file is not "
+                    "what the CSVs give (nothing written)")
     lst = sub.add_parser("list", help="the experiments")
     lst.add_argument("--json", action="store_true")
     return ap
@@ -597,6 +605,78 @@ def cmd_plot(out):
     return 0
 
 
+TABLES_BEGIN = ".. lab-results: begin (smartt-lab tables writes this part)"
+TABLES_END = ".. lab-results: end"
+
+
+def rst_table(head, rows):
+    """A simple rst table of strings."""
+    w = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(head)]
+    line = " ".join("=" * x for x in w)
+    fmt = lambda r: " ".join(c.ljust(w[i]) for i, c in enumerate(r)).rstrip()
+    return "\n".join([line, fmt(head), line] + [fmt(r) for r in rows] + [line])
+
+
+def results_rst(d):
+    """lab.rst's result part from the run directories under d (each with
+    regime.csv and claims.csv)."""
+    import csv as csv_
+    out = []
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        rd = os.path.join(d, name)
+        try:
+            with open(os.path.join(rd, "claims.csv")) as f:
+                cl = list(csv_.DictReader(f))
+            with open(os.path.join(rd, "regime.csv")) as f:
+                rg = list(csv_.DictReader(f))
+        except OSError:
+            continue
+        title = "``lab-results/%s``" % name
+        out += [title, "~" * len(title), ""]
+        for r in rg:
+            bdp = int(r["bdp_bytes"])
+            out.append("* %s %s (%s, %s): %.0f Mbit/s, base RTT %s us, BDP %.1f MTUs, buffer "
+                       "%.1f BDP, Kmin/Kmax %.2f/%.2f BDP, trimming %s" % (
+                           r["experiment"], r["case"], r["where"], r["mode"],
+                           int(r["link_rate_bps"]) / 1e6, r["base_rtt_us"],
+                           bdp / float(r["mtu_bytes"]), int(r["buffer_bytes"]) / bdp,
+                           int(r["kmin_bytes"]) / bdp, int(r["kmax_bytes"]) / bdp,
+                           "on" if r["trimming"] == "1" else "off"))
+        out.append("")
+        rows = [[c["claim"], c["algo"], c["baseline"], c["htsim_value"] or "-",
+                 c["lab_ratio_median"], "%s-%s" % (c["lab_ci_low"], c["lab_ci_high"]),
+                 c["verdict"]] for c in cl]
+        if rows:
+            out += [rst_table(["claim", "algo", "baseline", "htsim", "lab median",
+                               "95 % CI", "verdict"], rows), ""]
+    return "\n".join(out)
+
+
+def cmd_tables(a):
+    try:
+        with open(a.doc) as f:
+            doc = f.read()
+    except OSError as e:
+        raise LabError("%s: %s" % (a.doc, e.strerror))
+    if TABLES_BEGIN not in doc or TABLES_END not in doc:
+        raise LabError("%s: no '%s' ... '%s' part" % (a.doc, TABLES_BEGIN, TABLES_END))
+    head, rest = doc.split(TABLES_BEGIN, 1)
+    _, tail = rest.split(TABLES_END, 1)
+    new = head + TABLES_BEGIN + "\n\n" + results_rst(a.results) + "\n" + TABLES_END + tail
+    if a.check:
+        if new != doc:
+            print("%s: not what %s gives: smartt-lab tables" % (a.doc, a.results),
+                  file=sys.stderr)
+            return 1
+        return 0
+    if new != doc:
+        with open(a.doc + ".tmp", "w") as f:
+            f.write(new)
+        os.replace(a.doc + ".tmp", a.doc)
+    print(a.doc)
+    return 0
+
+
 def cmd_export_htsim(a):
     try:
         exp = config.load(config.find(a.experiment), a.quick)
@@ -666,6 +746,8 @@ def main(argv):
             return cmd_list(a.json)
         if a.cmd == "plot":
             return cmd_plot(a.out)
+        if a.cmd == "tables":
+            return cmd_tables(a)
         if a.cmd == "export-htsim":
             return cmd_export_htsim(a)
         if a.cmd == "import-htsim":

@@ -224,5 +224,39 @@ class Htsim(unittest.TestCase):
             self.assertEqual(r.returncode, 1)
 
 
+class Tables(unittest.TestCase):
+    def test_tables__lab_rst_is_what_the_committed_csvs_give(self):
+        r = subprocess.run([LAB, "tables", "--check"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_tables__rewrites_the_part_between_the_markers(self):
+        with tempfile.TemporaryDirectory() as d:
+            doc = os.path.join(d, "x.rst")
+            res = os.path.join(d, "res", "run1")
+            os.makedirs(res)
+            with open(os.path.join(res, "regime.csv"), "w") as f:
+                f.write(",".join(regime.COLUMNS) + "\n"
+                        "incast,n8,host,native,400000000,1353.440,4224,67672,67672,13534,"
+                        "54138,1\n")
+            with open(os.path.join(res, "claims.csv"), "w") as f:
+                f.write("claim,paper,statement,metric,algo,baseline,paper_value,htsim_value,"
+                        "lab_ratio_median,lab_ci_low,lab_ci_high,verdict\n"
+                        "c/n8,p,s,m,a,ideal,,,1.01,0.99,1.03,reproduced\n")
+            with open(doc, "w") as f:
+                f.write("A\n\n.. lab-results: begin (smartt-lab tables writes this part)\n"
+                        "old\n.. lab-results: end\n\nB\n")
+            args = [LAB, "tables", "--doc", doc, "--results", os.path.join(d, "res")]
+            self.assertEqual(subprocess.run(args + ["--check"], stderr=subprocess.PIPE)
+                             .returncode, 1)
+            self.assertEqual(subprocess.run(args, stdout=subprocess.PIPE).returncode, 0)
+            text = read(doc)
+            self.assertNotIn("old", text)
+            self.assertIn("BDP 16.0 MTUs, buffer 1.0 BDP", text)
+            self.assertIn("c/n8", text)
+            self.assertTrue(text.startswith("A\n") and text.endswith("B\n"))
+            self.assertEqual(subprocess.run(args + ["--check"]).returncode, 0)
+
+
 if __name__ == "__main__":
     unittest.main()
