@@ -103,9 +103,16 @@ def analyse(exp, case, res, base_rtt_s):
     q = {p: s for p, s in res["queue"].items() if p in want and s}
     series = {"queue": q}
     if q:
-        starts = [fl[i]["start_s"] for i in fl]
+        # when each flow really started: the driver's record, else the plan's
+        # time or the driver's late start, whichever is later
+        late = res["driver"].get("t_first_s") or 0.0
+
+        def began(i):
+            t0 = drv[i].get("t_start_s")
+            return t0 if t0 is not None else max(fl[i]["start_s"], late)
+        starts = [began(i) for i in fl]
         t_from = min(starts) if starts else 0.0
-        sized_ends = [fl[i]["start_s"] + drv[i]["fct_s"] for i in sized
+        sized_ends = [began(i) + drv[i]["fct_s"] for i in sized
                       if drv[i]["fct_s"] is not None]
         if sized and len(sized_ends) == len(sized):
             t_to = max(sized_ends)

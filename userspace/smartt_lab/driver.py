@@ -337,6 +337,7 @@ def run(plan):
         elif st["size"] and st.get("stamped"):
             fct = None
         out.append({"id": st["id"], "size": st["size"], "start_s": st["start_s"],
+                    "t_start_s": ((st["t_start_ns"] - t0) / 1e9 if st["started"] else None),
                     "fct_s": fct, "fct_rx_s": st["fct_s"], "fct_at": at,
                     "rx": st["rx"], "sent": st["sent"],
                     "retrans": info.get("retrans"), "ecn": info.get("ecn"),
