@@ -140,7 +140,7 @@ bench-transport:
 tools:
 	@echo "tools: BPF programs and the fabric's controller -> build/bpf/ (make -C bpf)"
 	@$(MAKE) -s -C bpf || { echo "tools: the BPF build failed ('make deps' installs clang, bpftool, libbpf-dev)" >&2; exit 1; }
-	@echo "tools: smartt-perf, smartt-replay -> build/userspace/"
+	@echo "tools: smartt-perf, smartt-replay, smartt-delay -> build/userspace/"
 	@$(MAKE) -s -C userspace
 	@echo "tools: done (userspace/smartt-fabric and userspace/smarttctl run in place)"
 

@@ -113,7 +113,7 @@ cpu0=$(json_get "$stats" 'd["cpu_user_s"] + d["cpu_sys_s"]')
 p0=$(json_get "$stats" 'd["pkts"]')
 sf exec h0 iperf3 -c "$dst" -t 3 -C cubic -J >"$__sf_tmp/iperf.json" 2>&1
 wait
-sleep 1.2   # the statistics are rewritten every second
+sleep 0.5   # the statistics are rewritten every 250 ms
 cpu1=$(json_get "$stats" 'd["cpu_user_s"] + d["cpu_sys_s"]')
 p1=$(json_get "$stats" 'd["pkts"]')
 mbps=$(json_get "$__sf_tmp/iperf.json" 'round(d["end"]["sum_received"]["bits_per_second"] / 1e6)')
@@ -122,7 +122,7 @@ echo "# TCP (cubic) through the delay line: $mbps Mbit/s; delay line $((p1 - p0)
 check "TCP through the delay line: $mbps Mbit/s, at least half of $RATE" \
 	test "${mbps:-0}" -ge 200
 wait_drained l0:h1 || true
-sleep 1.2
+sleep 0.5
 sf status --json >"$__sf_tmp/st.json"
 check "the delay line dropped nothing and holds nothing once idle" python3 -c "
 import json, sys

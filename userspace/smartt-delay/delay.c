@@ -29,9 +29,10 @@
  *
  * One process and one thread serve every queue of a fabric: a netlink
  * socket per namespace, a timerfd armed at the earliest due time, epoll.
- * SIGHUP rereads the delays and rates (the queues stay); SIGTERM and
- * SIGINT release every waiting packet, write the statistics and exit.
- * The statistics file (JSON, rewritten every second and at exit) has per
+ * SIGHUP rereads the delays and rates (the queues stay); SIGUSR1 zeroes
+ * the statistics; SIGTERM and SIGINT release every waiting packet, write
+ * the statistics and exit.
+ * The statistics file (JSON, rewritten every 250 ms and at exit) has per
  * link the packets, bytes, drops and waiting packets, and for all links
  * the lateness of the releases (when the verdict was sent minus when the
  * packet was due) as p50, p99, p99.9 and maximum, and the process's CPU
@@ -73,6 +74,7 @@
 #define MAX_NS 4096
 #define DEFAULT_LIMIT 10000
 #define DEFAULT_SPIN_NS 50000ULL
+#define STATS_NS (NSEC_PER_SEC / 4)
 /* Lateness histogram: 1 us bins up to 100 ms, the last bin holds the rest. */
 #define LATE_BIN_NS 1000ULL
 #define LATE_BINS 100001
@@ -117,6 +119,8 @@ static int nsocks;
 static uint32_t limit = DEFAULT_LIMIT;
 static uint64_t late_hist[LATE_BINS];
 static uint64_t late_count, late_max_ns, pickup_late;
+/* releases later than a tenth of their link's delay */
+static uint64_t late_tenth;
 static const char *config_path, *stats_path;
 static int64_t real_minus_mono_ns;
 static uint64_t start_mono_ns;
@@ -483,6 +487,8 @@ static void record_late(struct queue *q, uint64_t late)
 
 	late_hist[bin < LATE_BINS ? bin : LATE_BINS - 1]++;
 	late_count++;
+	if (late * 10 > q->delay_ns)
+		late_tenth++;
 	if (late > late_max_ns)
 		late_max_ns = late;
 	if (late > q->late_max_ns)
@@ -646,13 +652,32 @@ static void write_stats(bool final)
 			i + 1 < nqueues ? "," : "");
 	}
 	fprintf(f, " ],\n \"pkts\": %" PRIu64 ", \"released\": %" PRIu64 ", \"drops\": %" PRIu64
-		", \"kernel_drops\": %" PRIu64 ", \"picked_up_late\": %" PRIu64 ",\n"
+		", \"kernel_drops\": %" PRIu64 ", \"picked_up_late\": %" PRIu64
+		", \"late_over_tenth\": %" PRIu64 ",\n"
 		" \"late_p50_ns\": %" PRIu64 ", \"late_p99_ns\": %" PRIu64
 		", \"late_p999_ns\": %" PRIu64 ", \"late_max_ns\": %" PRIu64 "}\n",
-		pkts, late_count, drops, kdrops, pickup_late, percentile(0.50),
+		pkts, late_count, drops, kdrops, pickup_late, late_tenth, percentile(0.50),
 		percentile(0.99), percentile(0.999), late_max_ns);
 	if (fclose(f) || rename(tmp, stats_path))
 		fprintf(stderr, "smartt-delay: %s: %s\n", stats_path, strerror(errno));
+}
+
+/* Zero the counters and the lateness (the waiting packets stay). */
+static void reset_stats(void)
+{
+	int i;
+
+	for (i = 0; i < nqueues; i++) {
+		struct queue *q = &queues[i];
+
+		q->pkts = q->bytes = q->drops = q->released = 0;
+		q->max_len = q->len;
+		q->late_max_ns = q->late_sum_ns = 0;
+	}
+	memset(late_hist, 0, sizeof(late_hist));
+	late_count = late_max_ns = pickup_late = late_tenth = 0;
+	verdict_ns = verdict_max_ns = 0;
+	write_stats(false);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -663,7 +688,7 @@ static void usage(int status)
 		"usage: smartt-delay --config FILE [--stats FILE] [--limit N] [--priority P] "
 		"[--spin NS]\n"
 		"  --config FILE   lines NETNS QUEUE DELAY_NS RATE_BPS NAME\n"
-		"  --stats FILE    JSON statistics, every second and at exit\n"
+		"  --stats FILE    JSON statistics, every 250 ms and at exit\n"
 		"  --limit N       packets waiting per queue before drops (default %d)\n"
 		"  --priority P    SCHED_FIFO priority 1..99 (default: normal scheduling)\n"
 		"  --spin NS       wake NS before a release and busy-wait the rest (default %llu)\n",
@@ -738,6 +763,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
+	sigaddset(&sigs, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* hrtimers as armed, not rounded to the default 50 us slack */
@@ -803,6 +829,8 @@ int main(int argc, char **argv)
 				while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
 					if (si.ssi_signo == SIGHUP)
 						read_config(false);
+					else if (si.ssi_signo == SIGUSR1)
+						reset_stats();
 					else
 						stop = true;
 				}
@@ -842,7 +870,7 @@ int main(int argc, char **argv)
 					die(1, "%s is gone: exiting", socks[i].ns_path);
 			last_check = now;
 		}
-		if (now - last_stats > NSEC_PER_SEC) {
+		if (now - last_stats > STATS_NS) {
 			write_stats(false);
 			last_stats = now;
 		}

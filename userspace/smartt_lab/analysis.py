@@ -94,6 +94,14 @@ def analyse(exp, case, res, base_rtt_s):
     m["trims"] = sum(p["trimmed"] for p in sw)
     m["ecn_marks"] = sum(p["ce_marked"] for p in sw)
     m["samples_lost"] = res.get("samples_lost", 0)
+    dl = res.get("delayline")
+    if dl and dl.get("released"):
+        # the fabric's delay line (htb+delayline backend), this run only
+        # (the fabric's reset zeroes it): how late it released packets
+        m["delay_late_p50_us"] = dl["late_p50_ns"] / 1000.0
+        m["delay_late_p99_us"] = dl["late_p99_ns"] / 1000.0
+        m["delay_late_max_us"] = dl["late_max_ns"] / 1000.0
+        m["delay_late_share"] = dl.get("late_over_tenth", 0) / float(dl["released"])
 
     # queues: the experiment's ports of interest, else every switch port;
     # one definition each (metrics.queue_over_time): over time, on the

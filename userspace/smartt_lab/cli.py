@@ -248,10 +248,11 @@ def cmd_run(a, argv):
             and not delay_available()):
         r, e = [(r, e) for r, e in regs if e["regime_used"]["delay_ns"]][0]
         raise LabError("--regime %s at --where host needs %d us of propagation delay per link "
-                       "(BDP %.1f MTUs at %d Mbit/s), and this kernel cannot delay packets (no "
-                       "sch_fq: the fabric's htb backend has no delay); without a delay the "
-                       "BDP is about 2 MTUs at any rate.  Run it in a guest (--where guest), "
-                       "or the earlier regime (--regime legacy)"
+                       "(BDP %.1f MTUs at %d Mbit/s), and the fabric cannot delay packets here "
+                       "(no sch_fq, and no delay line: 'make tools' builds smartt-delay, "
+                       "'make deps' installs iptables); without a delay the BDP is about 2 "
+                       "MTUs at any rate.  Run it in a guest (--where guest), or the earlier "
+                       "regime (--regime legacy)"
                        % (r, e["regime_used"]["delay_ns"] // 1000, e["regime_used"]["bdp_mtus"],
                           e["regime_used"]["rate_bps"] // 10**6))
     cases = exp["case_names"]

@@ -107,19 +107,34 @@ def algo_label(name, profile):
 
 
 def delay_available():
-    """Can this kernel's fabric delay packets (sch_fq, the fabric's EDT
-    backend)?  Probed on a veth pair in a namespace of its own."""
+    """Can the fabric delay packets here: with sch_fq (its EDT backend), or
+    with its delay line (the htb+delayline backend: build/userspace/
+    smartt-delay, iptables and the kernel's NFQUEUE target)?  Probed on a
+    veth pair in a namespace of its own; "fq", "htb+delayline" or None."""
     ns = "sf-lab-probe%d" % os.getpid()
     if run(["ip", "netns", "add", ns], check=False, timeout=30).returncode:
-        return False
+        return None
     try:
         run(["ip", "-n", ns, "link", "add", "p0", "type", "veth", "peer", "name", "p1"],
             timeout=30)
         r = run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "p0", "root",
                  "fq"], check=False, timeout=30)
-        return r.returncode == 0
+        if r.returncode == 0:
+            return "fq"
+        if not os.access(tool("SMARTT_DELAY", "build", "userspace", "smartt-delay"), os.X_OK):
+            return None
+        for t in ("iptables-legacy-restore", "ip6tables-legacy-restore"):
+            r = run(["ip", "netns", "exec", ns, t], input="*raw\n-A PREROUTING -i p1 -j "
+                    "NFQUEUE --queue-num 1\nCOMMIT\n", check=False, timeout=30)
+            if r.returncode:
+                r = run(["ip", "netns", "exec", ns, t.replace("-legacy", "")],
+                        input="*raw\n-A PREROUTING -i p1 -j NFQUEUE --queue-num 1\n"
+                        "COMMIT\n", check=False, timeout=30)
+            if r.returncode:
+                return None
+        return "htb+delayline"
     except LabError:
-        return False
+        return None
     finally:
         run(["ip", "netns", "del", ns], check=False, timeout=30)
 
@@ -407,6 +422,11 @@ class HostLab:
                                timeout=self.cmd_timeout, tries=3).stdout)
         with open(os.path.join(rdir, "ports.json"), "w") as f:
             json.dump(stats["ports"], f)
+        if stats.get("delayline"):
+            # the delay line's counters and lateness since the fabric came
+            # up (Documentation/fabric.rst, "The delay line")
+            with open(os.path.join(rdir, "delayline.json"), "w") as f:
+                json.dump(stats["delayline"], f)
         lost = 0
         for line in (serr or "").splitlines():
             if line.startswith("# samples"):
@@ -414,6 +434,7 @@ class HostLab:
         queue = read_queue(qpath, t0, self.ifname)
         return {"flows": fl, "driver": res, "ports": stats["ports"], "queue": queue,
                 "samples_lost": lost, "t0": t0, "cc": name, "profile": profile,
+                "delayline": stats.get("delayline"),
                 "cc_config": cc_config}
 
 
