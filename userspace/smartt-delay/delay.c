@@ -805,9 +805,27 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	for (;;) {
-		uint64_t now, next;
-		int n = epoll_wait(ep, evs, 64, 1000);
+		uint64_t now, next = next_due();
 		bool stop = false;
+		int n;
+
+		/* A release due within --spin: only look at the sockets (no
+		 * sleep), then busy-wait for it below.  Otherwise sleep until
+		 * the timer, armed --spin before the next release, or a packet.
+		 * Either way every pass reads what arrived, so a stream of
+		 * releases never keeps new packets waiting in the socket.
+		 */
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (next != UINT64_MAX && next <= now + spin_ns) {
+			n = epoll_wait(ep, evs, 64, 0);
+		} else {
+			next = next == UINT64_MAX ? next : next - spin_ns;
+			if (next != armed) {
+				arm(tfd, next);
+				armed = next;
+			}
+			n = epoll_wait(ep, evs, 64, 1000);
+		}
 
 		if (n < 0 && errno != EINTR)
 			die(1, "epoll_wait: %s", strerror(errno));
@@ -836,27 +854,19 @@ int main(int argc, char **argv)
 				}
 			}
 		}
-		release(stop);
-		if (stop)
+		if (stop) {
+			release(true);
 			break;
-		now = clock_ns(CLOCK_MONOTONIC);
+		}
 		/* The timer fires --spin early; the rest is a busy wait, so
 		 * that a wakeup's latency does not make the release late.
 		 */
 		next = next_due();
-		while (next != UINT64_MAX && next <= now + spin_ns) {
-			while (clock_ns(CLOCK_MONOTONIC) < next)
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (next != UINT64_MAX && next > now && next <= now + spin_ns)
+			while ((now = clock_ns(CLOCK_MONOTONIC)) < next)
 				;
-			release(false);
-			now = clock_ns(CLOCK_MONOTONIC);
-			next = next_due();
-		}
-		if (next != UINT64_MAX)
-			next -= spin_ns;
-		if (next != armed) {
-			arm(tfd, next);
-			armed = next;
-		}
+		release(false);
 		if (now - last_sync > NSEC_PER_SEC / 10) {
 			sync_clocks();
 			last_sync = now;
