@@ -30,8 +30,8 @@
  * One process and one thread serve every queue of a fabric: a netlink
  * socket per namespace, a timerfd armed at the earliest due time, epoll.
  * SIGHUP rereads the delays and rates (the queues stay); SIGUSR1 zeroes
- * the statistics; SIGTERM and SIGINT release every waiting packet, write
- * the statistics and exit.
+ * the statistics, SIGUSR2 writes them at once; SIGTERM and SIGINT release
+ * every waiting packet, write the statistics and exit.
  * The statistics file (JSON, rewritten every 250 ms and at exit) has per
  * link the packets, bytes, drops and waiting packets, and for all links
  * the lateness of the releases (when the verdict was sent minus when the
@@ -764,6 +764,7 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGHUP);
 	sigaddset(&sigs, SIGUSR1);
+	sigaddset(&sigs, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	/* hrtimers as armed, not rounded to the default 50 us slack */
@@ -849,6 +850,8 @@ int main(int argc, char **argv)
 						read_config(false);
 					else if (si.ssi_signo == SIGUSR1)
 						reset_stats();
+					else if (si.ssi_signo == SIGUSR2)
+						write_stats(false);
 					else
 						stop = true;
 				}
