@@ -618,6 +618,28 @@ def rst_table(head, rows):
     return "\n".join([line, fmt(head), line] + [fmt(r) for r in rows] + [line])
 
 
+def delayline_line(rd):
+    """One line on the fabric's delay line from rd's summary.csv (its
+    delay_late_* metrics), or None where the runs had none."""
+    import csv as csv_
+    vals = {"delay_late_share": [], "delay_late_p99_us": [], "delay_late_max_us": []}
+    try:
+        with open(os.path.join(rd, "summary.csv")) as f:
+            for r in csv_.DictReader(f):
+                if r.get("metric") in vals:
+                    vals[r["metric"]].append(float(r["value"]))
+    except (OSError, ValueError):
+        return None
+    if not vals["delay_late_share"]:
+        return None
+    med = lambda v: sorted(v)[len(v) // 2]
+    sh, p99, mx = vals["delay_late_share"], vals["delay_late_p99_us"], vals["delay_late_max_us"]
+    return ("* the fabric's delay line (htb+delayline), over %d runs: packets released later "
+            "than a tenth of the link's delay, a median %.1f %% of a run's (at most %.1f %%); "
+            "p99 lateness a median %.0f us (at most %.0f us); the latest %.0f us"
+            % (len(sh), 100 * med(sh), 100 * max(sh), med(p99), max(p99), max(mx)))
+
+
 def results_rst(d):
     """lab.rst's result part from the run directories under d (each with
     regime.csv and claims.csv)."""
@@ -643,6 +665,9 @@ def results_rst(d):
                            bdp / float(r["mtu_bytes"]), int(r["buffer_bytes"]) / bdp,
                            int(r["kmin_bytes"]) / bdp, int(r["kmax_bytes"]) / bdp,
                            "on" if r["trimming"] == "1" else "off"))
+        dl = delayline_line(rd)
+        if dl:
+            out.append(dl)
         out.append("")
         rows = [[c["claim"], c["algo"], c["baseline"], c["htsim_value"] or "-",
                  c["lab_ratio_median"], "%s-%s" % (c["lab_ci_low"], c["lab_ci_high"]),

@@ -256,6 +256,36 @@ class Tables(unittest.TestCase):
             self.assertIn("c/n8", text)
             self.assertTrue(text.startswith("A\n") and text.endswith("B\n"))
             self.assertEqual(subprocess.run(args + ["--check"]).returncode, 0)
+            self.assertNotIn("delay line", text)
+
+    def test_tables__the_delay_lines_lateness_from_summary_csv(self):
+        with tempfile.TemporaryDirectory() as d:
+            doc = os.path.join(d, "x.rst")
+            res = os.path.join(d, "res", "run1")
+            os.makedirs(res)
+            with open(os.path.join(res, "regime.csv"), "w") as f:
+                f.write(",".join(regime.COLUMNS) + "\n"
+                        "incast,n8,host,native,100000000,5409.760,4224,67622,67622,13524,"
+                        "54098,1\n")
+            with open(os.path.join(res, "claims.csv"), "w") as f:
+                f.write("claim,paper,statement,metric,algo,baseline,paper_value,htsim_value,"
+                        "lab_ratio_median,lab_ci_low,lab_ci_high,verdict\n")
+            with open(os.path.join(res, "summary.csv"), "w") as f:
+                f.write("experiment,where,mode,kernel,algo,seed,metric,value,case\n")
+                for seed, share, p99, mx in ((1, 0.01, 100, 900), (2, 0.02, 300, 2000),
+                                             (3, 0.10, 50, 700)):
+                    for m, v in (("delay_late_share", share), ("delay_late_p99_us", p99),
+                                 ("delay_late_max_us", mx), ("retrans", 5)):
+                        f.write("incast,host,native,6.18,cubic,%d,%s,%s,n8\n" % (seed, m, v))
+            with open(doc, "w") as f:
+                f.write(".. lab-results: begin (smartt-lab tables writes this part)\n"
+                        ".. lab-results: end\n")
+            subprocess.run([LAB, "tables", "--doc", doc, "--results", os.path.join(d, "res")],
+                           stdout=subprocess.PIPE, check=True)
+            self.assertIn("delay line (htb+delayline), over 3 runs: packets released later "
+                          "than a tenth of the link's delay, a median 2.0 % of a run's (at "
+                          "most 10.0 %); p99 lateness a median 100 us (at most 300 us); the "
+                          "latest 2000 us", read(doc).replace("\n", " "))
 
 
 if __name__ == "__main__":
