@@ -52,10 +52,7 @@ def validate(claims, where="claims"):
         w = "%s[%d]" % (where, i)
         if not isinstance(c, dict):
             raise config.ConfigError("%s: want an object" % w)
-        for k in c:
-            if k not in KEYS:
-                raise config.ConfigError("%s: unknown key %r: want one of %s"
-                                         % (w, k, ", ".join(KEYS)))
+        config.check_keys(c, KEYS, w)
         for k in ("id", "paper", "statement", "metric", "algo", "baseline", "direction",
                   "bound"):
             if k not in c:

@@ -82,6 +82,14 @@ def threshold(spec, buffer):
     return parse_size(s)
 
 
+def check_keys(obj, allowed, where):
+    """Raise ConfigError for a key of @obj not in @allowed."""
+    for k in obj:
+        if k not in allowed:
+            raise ConfigError("%s: unknown key %r: want one of %s"
+                              % (where, k, ", ".join(allowed)))
+
+
 def merge(base, over):
     """Recursive dict merge: over's values win, dicts merge."""
     out = dict(base)
@@ -134,9 +142,7 @@ def resolve(exp, quick=False, where="experiment", guest=False):
     list is the first of guest.quick.cases, guest.cases, quick.cases."""
     if not isinstance(exp, dict):
         raise ConfigError("%s: want a JSON object" % where)
-    for k in exp:
-        if k not in TOP_KEYS:
-            raise ConfigError("%s: unknown key %r: want one of %s" % (where, k, ", ".join(TOP_KEYS)))
+    check_keys(exp, TOP_KEYS, where)
     for k in ("name", "fabric", "traffic", "algos"):
         if k not in exp:
             raise ConfigError("%s: missing %r" % (where, k))
@@ -154,14 +160,8 @@ def resolve(exp, quick=False, where="experiment", guest=False):
             exp = merge(exp, {k: v for k, v in gq.items() if k != "cases"})
     exp = dict(exp)
     exp["run"] = merge(RUN_DEFAULTS, exp.get("run", {}))
-    for k in exp["run"]:
-        if k not in RUN_KEYS:
-            raise ConfigError("%s: run: unknown key %r: want one of %s"
-                              % (where, k, ", ".join(RUN_KEYS)))
-    for k in exp["fabric"]:
-        if k not in FABRIC_KEYS:
-            raise ConfigError("%s: fabric: unknown key %r: want one of %s"
-                              % (where, k, ", ".join(FABRIC_KEYS)))
+    check_keys(exp["run"], RUN_KEYS, where + ": run")
+    check_keys(exp["fabric"], FABRIC_KEYS, where + ": fabric")
     fab = exp["fabric"]
     for k in ("hosts", "rate", "buffer", "kmin", "kmax", "mtu"):
         if k not in fab:

@@ -52,10 +52,7 @@ def validate(spec, where="regime"):
     """Check an experiment's "regime" object; returns it with defaults."""
     if not isinstance(spec, dict):
         raise config.ConfigError("%s: want an object" % where)
-    for k in spec:
-        if k not in KEYS:
-            raise config.ConfigError("%s: unknown key %r: want one of %s"
-                                     % (where, k, ", ".join(KEYS)))
+    config.check_keys(spec, KEYS, where)
     out = dict(DEFAULTS)
     out.update(spec)
     for k in ("bdp_mtus", "buffer_bdp", "droptail_buffer_bdp", "kmin_bdp", "kmax_bdp",
