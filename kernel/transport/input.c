@@ -135,13 +135,15 @@ void smartt_rx_advance(struct smartt_peer *peer, u64 to)
 }
 
 /**
- * smartt_rx_reset() - DATA from a new sender PDC of the peer: it restarted
- *	its sequence space (or this side lost its state)
+ * smartt_rx_reset() - a SYN from a new sender PDC of the peer: it
+ *	restarted its sequence space
  * @sk: socket (locked)
  * @peer: the peer
  * @rpdcid: the sender's PDC id (its DATA's SPDCID)
- * @base: the receive window starts there (the start PSN of a SYN, else
- *	the packet's CLEAR_PSN)
+ * @base: the receive window starts there (the SYN's start PSN)
+ *
+ * The old PDC's partial messages and outcomes go: it has been quiet long
+ * enough that its sender is not waiting for them (smartt_rx_pdc()).
  */
 void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 base)
 {
@@ -149,12 +151,27 @@ void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 
 
 	list_for_each_entry_safe(m, tmp, &peer->rx_msgs, node)
 		smartt_rx_msg_free(sk, peer, m);
+	smartt_rx_done_purge(peer);
 	peer->rx_rpdcid = rpdcid;
 	peer->rx_msg_hi = U64_MAX;
 	peer->rcv_bytes = 0;
 	smartt_rel_ack_sent(peer);	/* a pending ACK was of the old PDC */
 	bitmap_zero(peer->rx_bitmap, SMARTT_WIN);
 	peer->rcv_nxt = base;
+}
+
+/**
+ * smartt_rx_close() - the peer's sender PDC is gone: forget its state
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * Its partial messages and outcomes go (its sender said it knows the PDC
+ * no more); the next SYN from the peer starts a new one at once.
+ */
+void smartt_rx_close(struct sock *sk, struct smartt_peer *peer)
+{
+	smartt_rx_reset(sk, peer, 0, peer->rcv_nxt);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_PDC_CLOSED);
 }
 
 /* Insert by offset; false if that offset is already there. */
@@ -180,11 +197,12 @@ static bool smartt_rx_insert(struct smartt_rx_msg *m, struct sk_buff *skb)
 }
 
 /* Every byte is there: chain the segments in order under the head skb
- * and queue it on the socket.
+ * and queue it on the socket; its outcome is kept (ses.c).
  */
 static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 			      struct smartt_rx_msg *m)
 {
+	u64 id = m->id, psn_hi = m->psn_hi, len = m->len;
 	struct sk_buff *head = m->head, *skb, **tail;
 	struct smartt_skb_cb *cb = SMARTT_SKB_CB(head);
 	struct rb_node *n;
@@ -219,6 +237,7 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	smartt_rx_msg_unlink(peer, m);
 	kfree(m);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_MSGS_DELIVERED);
+	smartt_rx_done_add(sk, peer, id, psn_hi, len, SMARTT_SES_RC_OK);
 	if (sock_flag(sk, SOCK_DEAD)) {
 		kfree_skb(head);
 		return;
@@ -418,34 +437,64 @@ static void smartt_nack_trimmed(struct sock *sk, struct smartt_peer *peer,
 }
 
 /*
- * The receive state of the DATA packet's sender PDC: a new SPDCID restarts
- * it at the start PSN (SYN) or at CLEAR_PSN (no SYN: this side lost its
- * state, and takes back the DPDCID the sender knows if it is free).  A
- * packet without SYN to another DPDCID of a known PDC is dropped.
+ * The receive state of the DATA packet's sender PDC.  DATA of the PDC
+ * being received goes on (without SYN, to our id of it only).  A SYN of
+ * another sender PDC (the peer restarted its sequence space) replaces it
+ * only if it holds no partial message and took no DATA for
+ * %SMARTT_EVICT_IDLE_NS (more than a sender's longest RTO: its sender is
+ * waiting for nothing), else it is dropped (drop_syn_busy) and its sender
+ * sends it again: so a forged SYN, which costs an attacker nothing to make,
+ * can neither free what a sender is sending nor forget the outcomes it may
+ * ask for.  The caller challenges the PDC then (smartt_rx_challenge()): a
+ * sender that really restarted says it knows it no more, which closes it.
+ * DATA without SYN of a PDC this side does not know makes no state: its
+ * sender is told (NACK INV_DPDCID) and starts a new PDC.
  * Return: 0 or the reason to drop.
  */
 static enum smartt_stat smartt_rx_pdc(struct sock *sk, struct smartt_peer *peer,
-				      const struct smartt_data_view *v)
+				      const struct smartt_data_view *v, u64 now)
 {
 	u16 spdcid = ntohs(v->d->pds.spdcid), dpdcid = ntohs(v->d->pds.dpdcid);
 	bool syn = v->flags & SMARTT_PDS_REQ_F_SYN;
 	u32 start;
 
-	if (spdcid == peer->rx_rpdcid)
+	if (peer->rx_rpdcid && spdcid == peer->rx_rpdcid)
 		return !syn && dpdcid != peer->rx_lpdcid ? SMARTT_STAT_DROP_DPDCID : 0;
-	if (syn) {
-		start = v->psn - (dpdcid & SMARTT_PDS_PSN_OFFSET_MASK);
-	} else {
-		start = v->psn + v->clear + 1;
-		if (dpdcid != peer->rx_lpdcid) {
-			smartt_pdc_del(sock_net(sk), peer, false);
-			if (smartt_pdc_add(sock_net(sk), peer, false, dpdcid))
-				return SMARTT_STAT_PDC_EXHAUSTED;
-		}
-	}
+	if (!syn)
+		return SMARTT_STAT_DROP_SPDCID;
+	if (peer->rx_rpdcid && (!list_empty(&peer->rx_msgs) ||
+				now - peer->rx_last_ns < SMARTT_EVICT_IDLE_NS))
+		return SMARTT_STAT_DROP_SYN_BUSY;
+	start = v->psn - (dpdcid & SMARTT_PDS_PSN_OFFSET_MASK);
 	smartt_rx_reset(sk, peer, spdcid, SMARTT_RX_BIAS + start);
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_PDC_RESET);
 	return 0;
+}
+
+/*
+ * A SYN of another sender PDC came while the peer's PDC is active: an ACK
+ * of that PDC goes to the peer, on the SYN's entropy, at most one per
+ * %SMARTT_RTO_MIN_NS.  A sender that has the PDC takes it as a duplicate
+ * ACK; one that restarted knows no such PDC and answers NACK INV_DPDCID
+ * with its CACK_PSN (smartt_encap_rcv()), which closes it here
+ * (smartt_rcv_inv()), so that its SYN, sent again, is taken.  Never larger
+ * than the SYN (36 bytes for at least 60).
+ */
+static void smartt_rx_challenge(struct sock *sk, struct smartt_peer *peer,
+				const struct smartt_skb_cb *cb, u64 now)
+{
+	struct smartt_ack_info ai = {
+		.psn = peer->rcv_nxt - 1,
+		.rx_ns = cb->rx_ns,
+		.flow = cb->flow,
+		.usport = cb->usport,
+	};
+
+	if (peer->rx_chal_ns && now - peer->rx_chal_ns < SMARTT_RTO_MIN_NS)
+		return;
+	peer->rx_chal_ns = now;
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_CHALLENGES);
+	smartt_send_ack(sk, peer, &ai);
 }
 
 /*
@@ -471,6 +520,46 @@ static bool smartt_rx_msg_id(struct smartt_peer *peer, u16 wire, u64 *id)
 	return true;
 }
 
+/*
+ * The answer to a DATA packet whose PSN was received already: an ACK,
+ * with the message's outcome if it is kept (the sender asks for a lost
+ * response this way, ses.c).
+ */
+static int smartt_rcv_dup(struct sock *sk, struct smartt_peer *peer, struct sk_buff *skb,
+			  const struct smartt_data_view *v, struct smartt_ack_info *ai)
+{
+	const struct smartt_rx_done *d = NULL;
+
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_DUP);
+	if (peer->rx_msg_hi != U64_MAX)
+		d = smartt_rx_done_find(peer, smartt_msg_id_extend(ntohs(v->d->ses.msg_id),
+								   peer->rx_msg_hi));
+	if (d)
+		smartt_rx_done_rsp(d, ai);
+	smartt_send_ack(sk, peer, ai);
+	kfree_skb(skb);
+	return 0;
+}
+
+/*
+ * A new PSN of a message that finished: one freed undelivered takes it
+ * (its sender learns the outcome from the ACK, and the PSN is not sent
+ * again); one delivered cannot have a new segment, the packet is dropped.
+ */
+static int smartt_rcv_done(struct sock *sk, struct smartt_peer *peer, struct sk_buff *skb,
+			   u64 psn, struct smartt_rx_done *d, struct smartt_ack_info *ai)
+{
+	if (d->rc == SMARTT_SES_RC_OK)
+		return smartt_drop(sock_net(sk), skb, SMARTT_STAT_DROP_MSG_ID, true);
+	set_bit(psn % SMARTT_WIN, peer->rx_bitmap);
+	smartt_rx_advance(peer, peer->rcv_nxt);
+	d->psn_hi = max(d->psn_hi, psn);
+	smartt_rx_done_rsp(d, ai);
+	smartt_send_ack(sk, peer, ai);
+	consume_skb(skb);
+	return 0;
+}
+
 static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 {
 	struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
@@ -478,6 +567,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	struct net *net = sock_net(sk);
 	struct smartt_ack_info ai = {};
 	struct smartt_data_view v;
+	struct smartt_rx_done *done;
 	struct smartt_peer *peer;
 	u64 psn, clear, id, old_rcv_nxt, now;
 	struct sk_buff *seg_skb;
@@ -494,21 +584,35 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 		return smartt_drop(net, skb, SMARTT_STAT_ERR_MSGSIZE, false);
 	}
 
-	peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
-	if (IS_ERR(peer))
-		return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
-	why = smartt_rx_pdc(sk, peer, &v);
+	/* DATA without SYN from a peer this side does not know makes no state. */
+	peer = smartt_peer_lookup(sk, cb->family, &cb->saddr, cb->sport);
+	if (!peer && !(v.flags & SMARTT_PDS_REQ_F_SYN)) {
+		smartt_send_nack_inv(net, skb, v.d);
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, false);
+	}
+	if (!peer) {
+		peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
+		if (IS_ERR(peer))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
+	}
+	now = ktime_get_ns();
+	why = smartt_rx_pdc(sk, peer, &v, now);
+	if (why == SMARTT_STAT_DROP_SPDCID)
+		smartt_send_nack_inv(net, skb, v.d);
+	if (why == SMARTT_STAT_DROP_SYN_BUSY)
+		smartt_rx_challenge(sk, peer, cb, now);
 	if (why)
 		return smartt_drop(net, skb, why, why == SMARTT_STAT_DROP_DPDCID);
-	now = ktime_get_ns();
-	smartt_peer_touch(sk, peer, now);
 	psn = smartt_psn_extend(v.psn, peer->rcv_nxt);
 	if (psn + SMARTT_WIN < peer->rcv_nxt || psn >= peer->rcv_nxt + SMARTT_WIN)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_WINDOW, false);
-	/* the first PSN not cleared */
+	smartt_peer_touch(sk, peer, now);
+	peer->rx_last_ns = now;
+	/* the first PSN not cleared: the outcomes below it were had */
 	clear = psn + v.clear + 1;
 	if (clear > peer->rcv_nxt)
 		smartt_rx_advance(peer, clear);
+	smartt_rx_done_clear(peer, clear);
 
 	ai.psn = psn;
 	ai.rx_ns = cb->rx_ns;
@@ -517,12 +621,8 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	ai.ce = cb->ce;
 	ai.retx = v.flags & SMARTT_PDS_REQ_F_RETX;
 	if (psn < peer->rcv_nxt ||
-	    (psn - peer->rcv_nxt < SMARTT_WIN && test_bit(psn % SMARTT_WIN, peer->rx_bitmap))) {
-		smartt_stat_inc(net, SMARTT_STAT_RX_DUP);
-		smartt_send_ack(sk, peer, &ai);
-		kfree_skb(skb);
-		return 0;
-	}
+	    (psn - peer->rcv_nxt < SMARTT_WIN && test_bit(psn % SMARTT_WIN, peer->rx_bitmap)))
+		return smartt_rcv_dup(sk, peer, skb, &v, &ai);
 	if (cb->trim) {
 		smartt_stat_inc(net, SMARTT_STAT_RX_TRIMMED);
 		smartt_nack_trimmed(sk, peer, &ai, cb->trim);
@@ -531,6 +631,9 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	}
 	if (!smartt_rx_msg_id(peer, ntohs(v.d->ses.msg_id), &id))
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_MSG_ID, true);
+	done = smartt_rx_done_find(peer, id);
+	if (done)
+		return smartt_rcv_done(sk, peer, skb, psn, done, &ai);
 
 	m = smartt_rx_msg_find(peer, id);
 	if (m) {
@@ -619,6 +722,7 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	ssk->rx_reserved -= rsv;
 	ssk->rx_missing -= v.plen;
 	m->last_ns = now;
+	m->psn_hi = max(m->psn_hi, psn);
 	list_move_tail(&m->node, &peer->rx_msgs);
 
 	old_rcv_nxt = peer->rcv_nxt;
@@ -629,23 +733,31 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	smartt_stat_inc(net, SMARTT_STAT_RX_DATA);
 	if (cb->ce)
 		smartt_stat_inc(net, SMARTT_STAT_RX_CE);
-	smartt_rel_data_ack(sk, peer, &ai, v.flags & SMARTT_PDS_REQ_F_AR, v.plen,
-			    old_rcv_nxt);
 	if (seg_skb != skb)
 		consume_skb(skb);
-	if (m->received == m->len)
-		smartt_rx_deliver(sk, peer, m);
+	if (m->received < m->len) {
+		smartt_rel_data_ack(sk, peer, &ai, v.flags & SMARTT_PDS_REQ_F_AR, v.plen,
+				    old_rcv_nxt);
+		return 0;
+	}
+	/* The ACK of the packet that completed a message carries its response. */
+	ai.rsp_rc = SMARTT_SES_RC_OK;
+	ai.rsp_id = (u16)m->id;
+	ai.rsp_len = m->len;
+	smartt_rx_deliver(sk, peer, m);
+	smartt_send_ack(sk, peer, &ai);
 	return 0;
 }
 
 /*
  * The sender's peer of an ACK, NACK or error (@tx) or the receiver's of a
  * CTRL: the socket's peer holding the packet's DPDCID in that role, with
- * the SPDCID it knows (errors from a host without state carry SPDCID 0).
- * A PDC whose peer id is not known yet learns it.  NULL: dropped, counted.
+ * the SPDCID it knows (@stateless: a packet from a host without state,
+ * errors and NACK INV_DPDCID, may carry SPDCID 0; its caller checks the
+ * PSN it names instead).  NULL: dropped, counted.
  */
 static struct smartt_peer *smartt_ctl_peer(struct sock *sk, struct sk_buff *skb,
-					   bool want_tx, u16 spdcid, bool err)
+					   bool want_tx, u16 spdcid, bool stateless)
 {
 	struct net *net = sock_net(sk);
 	struct smartt_peer *peer;
@@ -667,7 +779,7 @@ static struct smartt_peer *smartt_ctl_peer(struct sock *sk, struct sk_buff *skb,
 		smartt_drop(net, skb, SMARTT_STAT_DROP_ACK_UNSENT, true);
 		return NULL;
 	}
-	if (err && !spdcid)
+	if (stateless && !spdcid)
 		return peer;
 	if (!spdcid || (peer->tx_est && spdcid != peer->tx_rpdcid)) {
 		smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, true);
@@ -681,6 +793,25 @@ static bool smartt_ack_rcv_nxt(const struct smartt_peer *peer, u32 wire, u64 *rc
 {
 	*rcv_nxt = smartt_psn_extend(wire, peer->snd_una);
 	return *rcv_nxt <= peer->snd_nxt && *rcv_nxt + SMARTT_WIN >= peer->snd_una;
+}
+
+/*
+ * The segment a packet from a host without state names by its PSN (wire):
+ * one being sent and not acknowledged (INFLIGHT or LOST).  A random
+ * initial PSN makes it a guess of one in 2^32 / %SMARTT_WIN for whoever
+ * does not see the PDC's packets.  NULL if there is none.
+ */
+static struct smartt_txseg *smartt_tx_named(const struct smartt_peer *peer, u32 wire)
+{
+	u64 psn = smartt_psn_extend(wire, peer->snd_una);
+	struct smartt_txseg *s;
+
+	if (psn < peer->snd_una || psn >= peer->snd_nxt)
+		return NULL;
+	s = &peer->win[psn % SMARTT_WIN];
+	if (s->psn != psn || (s->state != SMARTT_SEG_INFLIGHT && s->state != SMARTT_SEG_LOST))
+		return NULL;
+	return s;
 }
 
 /* The replayer's ack_cc lines read the wire's fields in the same units. */
@@ -706,6 +837,47 @@ static void smartt_ack_tx(const struct smartt_peer *peer, u64 psn, struct uet_ac
  * An ACK_CC or a NACK for our DATA: what it acknowledges, the losses it
  * reveals, the RTT, the congestion control and the path selector.
  */
+static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb);
+
+/*
+ * A NACK INV_DPDCID: the host it came from knows no PDC of ours with it.
+ * For a PDC we send on (it answered our DATA): a new one, if it names a
+ * packet in flight (smartt_peer_restart()).  For a PDC we receive on (it
+ * answered our challenge, smartt_rx_challenge()): closed, if it names a
+ * PSN of the receive window, so that its sender's SYN is taken.  Without
+ * the PDC ids (random) and a PSN in the window (from a random initial PSN)
+ * nobody can make one that is taken.
+ */
+static int smartt_rcv_inv(struct sock *sk, struct sk_buff *skb)
+{
+	const struct smartt_pds_nack *n = smartt_pds_of(skb);
+	struct net *net = sock_net(sk);
+	struct smartt_peer *peer;
+	u64 psn;
+	bool tx;
+
+	peer = smartt_pdc_peer(sk, SMARTT_SKB_CB(skb)->lpdcid, &tx);
+	if (!peer)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+	if (n->spdcid)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, true);
+	if (tx) {
+		if (!peer->win || !smartt_tx_named(peer, ntohl(n->nack_psn)))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_RSP, false);
+		smartt_stat_inc(net, SMARTT_STAT_RX_NACKS);
+		kfree_skb(skb);
+		smartt_peer_restart(sk, peer);
+		return 0;
+	}
+	psn = smartt_psn_extend(ntohl(n->nack_psn), peer->rcv_nxt);
+	if (!peer->rx_rpdcid || psn >= peer->rcv_nxt || psn + SMARTT_WIN < peer->rcv_nxt)
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_RSP, false);
+	smartt_stat_inc(net, SMARTT_STAT_RX_NACKS);
+	smartt_rx_close(sk, peer);
+	kfree_skb(skb);
+	return 0;
+}
+
 static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 {
 	const struct smartt_pds_ack_cc *a = smartt_pds_of(skb);
@@ -724,6 +896,8 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	struct uet_ack_cc ua = { 0 };
 	struct smartt_peer *peer;
 
+	if (nack && n->nack_code == SMARTT_NACK_INV_DPDCID)
+		return smartt_rcv_inv(sk, skb);
 	peer = smartt_ctl_peer(sk, skb, true, ntohs(nack ? n->spdcid : a->ack.spdcid), false);
 	if (!peer)
 		return 0;
@@ -808,10 +982,12 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	 * The core takes an ACK_CC's NSCC state as UEC's NSCC does: the bytes
 	 * the receiver's count grew by, the RTT of the timed transmission less
 	 * its service time (kernel/algo/uet_ack.c); a NACK the trimmed packet.
+	 * The receiver's count is taken up to the bytes the ACK newly
+	 * acknowledged here: a receiver cannot claim more than it acknowledged.
 	 * A probe's answer acknowledges no data of its own (STrack Alg. 2).
 	 */
 	if (!nack && !probe)
-		nb = uet_ack_newly_rcvd(&peer->tx_rcvd, ua.rcvd_bytes);
+		nb = min_t(u64, uet_ack_newly_rcvd(&peer->tx_rcvd, ua.rcvd_bytes), acked);
 	if ((nb || nacked_len) && !probe) {
 		cs.now = now;
 		cs.rtt = nacked_len ? 0 : min_t(u64, uet_ack_rtt(&ua, &utx, now,
@@ -828,6 +1004,9 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	}
 	if (have_ev)
 		smartt_path_on_ack(sk, peer, kind, flags & SMARTT_PDS_ACK_F_M, ev, rules, now);
+	/* the SES response of a message, after the ACK of its last packet */
+	if (!nack && smartt_pds_nh(a->ack.prologue) == SMARTT_PDS_NH_RSP)
+		smartt_rsp_rcv(sk, peer, (const struct smartt_ses_rsp *)(a + 1));
 	kfree_skb(skb);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;
@@ -836,38 +1015,42 @@ static int smartt_rcv_ack(struct sock *sk, struct sk_buff *skb)
 	return 0;
 }
 
-/* An error (PDS ACK + SES response) about one of our messages. */
+/*
+ * An error (PDS ACK + SES response) about our messages.  From the
+ * receiver's state (SPDCID its PDC's id, once known here): a message it
+ * freed undelivered (expired, evicted), CACK_PSN within the window.  From
+ * a host without state (SPDCID 0): BAD_PID (no socket; every message
+ * fails) or a message too large, naming by CACK_PSN and its offset the
+ * DATA packet it answers, which must be one being sent (smartt_tx_named()).
+ */
 static int smartt_rcv_error(struct sock *sk, struct sk_buff *skb)
 {
 	const struct smartt_err_hdr *e = smartt_pds_of(skb);
+	u8 rc = e->rsp.ver_rc & SMARTT_SES_RSP_RC_MASK;
+	u16 spdcid = ntohs(e->ack.spdcid);
 	struct net *net = sock_net(sk);
 	struct smartt_peer *peer;
+	struct smartt_txseg *s;
 	enum smartt_stat why;
+	u64 rcv_nxt;
 	int err;
 
-	peer = smartt_ctl_peer(sk, skb, true, ntohs(e->ack.spdcid), true);
+	peer = smartt_ctl_peer(sk, skb, true, spdcid, true);
 	if (!peer)
 		return 0;
-	switch (e->rsp.ver_rc & SMARTT_SES_RSP_RC_MASK) {
-	case SMARTT_SES_RC_BAD_PID:
-		err = -ECONNREFUSED;
-		why = SMARTT_STAT_ERR_CONNREFUSED;
-		break;
-	case SMARTT_SES_RC_UNSUPPORTED_SIZE:
-	case SMARTT_SES_RC_TOO_LONG:
-		err = -EMSGSIZE;
-		why = SMARTT_STAT_ERR_MSGSIZE;
-		break;
-	case SMARTT_SES_RC_CANCELLED:
-		err = -ETIMEDOUT;
-		why = SMARTT_STAT_ERR_TIMEDOUT;
-		break;
-	case SMARTT_SES_RC_DROPPED:
-		err = -ENOBUFS;
-		why = SMARTT_STAT_ERR_NOBUFS;
-		break;
-	default:
+	err = smartt_ses_errno(rc, &why);
+	if (err >= 0)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_FIELD, true);
+	if (spdcid) {
+		if (!peer->tx_est || rc == SMARTT_SES_RC_BAD_PID ||
+		    !smartt_ack_rcv_nxt(peer, ntohl(e->ack.cack_psn) + 1, &rcv_nxt))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_RSP, false);
+	} else {
+		s = smartt_tx_named(peer, ntohl(e->ack.cack_psn) +
+				    (s16)ntohs(e->ack.ack_psn_offset));
+		if (!s || rc == SMARTT_SES_RC_CANCELLED || rc == SMARTT_SES_RC_DROPPED ||
+		    (rc != SMARTT_SES_RC_BAD_PID && (u16)s->msg->id != ntohs(e->rsp.msg_id)))
+			return smartt_drop(net, skb, SMARTT_STAT_DROP_RSP, false);
 	}
 	/*
 	 * The peer's socket is gone: every message fails, with a new sequence
@@ -935,6 +1118,8 @@ static u32 smartt_pds_need(u8 type, u8 nh)
 	case SMARTT_PDS_RUD_REQ:
 		return nh == SMARTT_PDS_NH_REQ_STD ? SMARTT_DATA_HLEN : 0;
 	case SMARTT_PDS_ACK_CC:
+		if (nh == SMARTT_PDS_NH_RSP)
+			return SMARTT_ACK_LEN + sizeof(struct smartt_ses_rsp);
 		return nh == SMARTT_PDS_NH_NONE ? SMARTT_ACK_LEN : 0;
 	case SMARTT_PDS_ACK:
 		return nh == SMARTT_PDS_NH_RSP ? SMARTT_ERR_LEN : 0;
@@ -944,6 +1129,13 @@ static u32 smartt_pds_need(u8 type, u8 nh)
 		return nh == SMARTT_PDS_CTL_PROBE ? SMARTT_CTRL_LEN : 0;
 	}
 	return 0;
+}
+
+/* An SES response header: a response without data, version 0. */
+static bool smartt_rsp_valid(const struct smartt_ses_rsp *r)
+{
+	return (r->list_opcode & SMARTT_SES_RSP_OPCODE_MASK) == SMARTT_SES_RSP_RESPONSE &&
+	       !(r->ver_rc & SMARTT_SES_VER_MASK);
 }
 
 /* The checks of an ACK_CC, NACK, error or CTRL that need no state. */
@@ -960,14 +1152,18 @@ static enum smartt_stat smartt_ctl_valid(const struct sk_buff *skb, u8 type)
 		if ((a->cc_type_flags & SMARTT_PDS_CC_TYPE_MASK) >> SMARTT_PDS_CC_TYPE_SHIFT !=
 		    SMARTT_PDS_CC_NSCC || (flags & SMARTT_PDS_ACK_F_REQ_MASK))
 			return SMARTT_STAT_DROP_FIELD;
+		if (smartt_pds_nh(a->ack.prologue) == SMARTT_PDS_NH_RSP &&
+		    !smartt_rsp_valid((const struct smartt_ses_rsp *)(a + 1)))
+			return SMARTT_STAT_DROP_FIELD;
 		break;
 	case SMARTT_PDS_NACK:
-		if (flags & SMARTT_PDS_NACK_F_NT || !n->spdcid)
+		/* INV_DPDCID comes from a host without the PDC: SPDCID 0 */
+		if (flags & SMARTT_PDS_NACK_F_NT ||
+		    (!n->spdcid && n->nack_code != SMARTT_NACK_INV_DPDCID))
 			return SMARTT_STAT_DROP_FIELD;
 		break;
 	case SMARTT_PDS_ACK:
-		if ((e->rsp.list_opcode & SMARTT_SES_RSP_OPCODE_MASK) != SMARTT_SES_RSP_RESPONSE ||
-		    (e->rsp.ver_rc & SMARTT_SES_VER_MASK))
+		if (!smartt_rsp_valid(&e->rsp))
 			return SMARTT_STAT_DROP_FIELD;
 		break;
 	default:
@@ -1112,8 +1308,12 @@ int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb)
 
 		cb->lpdcid = ntohs(a->dpdcid);
 		sk = smartt_pdc_find(net, cb->lpdcid, &pfam, &paddr);
-		if (!sk)
+		if (!sk) {
+			/* an ACK_CC of a PDC we do not know (a challenge): say so */
+			if (type == SMARTT_PDS_ACK_CC)
+				smartt_send_nack_inv_ack(net, skb, a);
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+		}
 		if (pfam != family || (family == AF_INET ? paddr.v4 != cb->saddr.v4 :
 				       !ipv6_addr_equal(&paddr.v6, &cb->saddr.v6))) {
 			sock_put(sk);

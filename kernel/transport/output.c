@@ -523,19 +523,22 @@ static void smartt_send_ctl(struct sock *sk, struct smartt_peer *peer, struct sk
  * CACK_PSN is rcv_nxt - 1; the 64-bit SACK bitmap starts at rcv_nxt, or
  * ends at the packet's PSN when that lies beyond its reach; the NSCC state
  * carries the receiver's turnaround (service_time), the payload bytes
- * accepted (modulo 2^24) and the out-of-order count.  The ACK travels on
- * the packet's entropy (UDP source port, IPv6 flow label).
+ * accepted (modulo 2^24) and the out-of-order count.  With @ai->rsp_rc
+ * the ACK carries a message's SES response after it (next header
+ * %SMARTT_PDS_NH_RSP, ses.c).  The ACK travels on the packet's entropy (UDP
+ * source port, IPv6 flow label).
  */
 void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 		     const struct smartt_ack_info *ai)
 {
 	u64 cack = peer->rcv_nxt - 1, base = peer->rcv_nxt, map = 0;
+	u32 rlen = ai->rsp_rc ? sizeof(struct smartt_ses_rsp) : 0;
 	struct smartt_pds_ack_cc *a;
 	struct sk_buff *skb;
 	unsigned int i;
 	u8 flags = 0;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_LEN + rlen + SMARTT_CRC_LEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
 		return;
@@ -553,7 +556,8 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 		if (test_bit((base + i) % SMARTT_WIN, peer->rx_bitmap))
 			map |= 1ULL << i;
 	a = skb_put_zero(skb, SMARTT_ACK_LEN);
-	a->ack.prologue = smartt_pds_prologue(SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, flags);
+	a->ack.prologue = smartt_pds_prologue(SMARTT_PDS_ACK_CC, rlen ? SMARTT_PDS_NH_RSP :
+					      SMARTT_PDS_NH_NONE, flags);
 	/* the packet is within SMARTT_WIN of rcv_nxt: the offset fits */
 	a->ack.ack_psn_offset = ai->probe ? htons(ai->opaque) :
 				htons((u16)(s16)(ai->psn - cack));
@@ -570,6 +574,17 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 	smartt_nscc_set_rcvd_bytes(&a->nscc, peer->rcv_bytes & SMARTT_NSCC_RCVD_BYTES_MASK);
 	a->nscc.ooo_count = htons(min_t(u32, bitmap_weight(peer->rx_bitmap, SMARTT_WIN),
 					U16_MAX));
+	if (rlen) {
+		struct smartt_ses_rsp *r = skb_put_zero(skb, rlen);
+
+		r->list_opcode = SMARTT_SES_RSP_RESPONSE;
+		r->ver_rc = ai->rsp_rc & SMARTT_SES_RSP_RC_MASK;
+		r->msg_id = htons(ai->rsp_id);
+		r->ri_gen_job = htonl(READ_ONCE(smartt_net(sock_net(sk))->job_id) &
+				      SMARTT_SES_JOB_MASK);
+		r->mod_len = htonl(ai->rsp_len);
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_RSP);
+	}
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_ACKS);
 	smartt_rel_ack_sent(peer);
 	smartt_send_ctl(sk, peer, skb, ai->flow, ai->usport);
@@ -707,18 +722,18 @@ static bool smartt_err_allow(struct net *net)
 
 /*
  * An error packet (PDS ACK + SES response with return code @rc), counted,
- * if the netns's rate limit allows one: NULL (counted too) if not or
- * without memory.  The ACK names @psn with CACK_PSN @cack; addresses are
- * the caller's.
+ * if @limit is false or the netns's rate limit allows one: NULL (counted
+ * too) if not or without memory.  The ACK names @psn with CACK_PSN @cack;
+ * addresses are the caller's.
  */
-static struct sk_buff *smartt_error_skb(struct net *net, u16 spdcid, u16 dpdcid,
+static struct sk_buff *smartt_error_skb(struct net *net, bool limit, u16 spdcid, u16 dpdcid,
 					u32 cack, u32 psn, __be16 msg_id,
 					__be32 ri_gen_job, u8 rc)
 {
 	struct smartt_err_hdr *e;
 	struct sk_buff *skb;
 
-	if (!smartt_err_allow(net)) {
+	if (limit && !smartt_err_allow(net)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
@@ -779,8 +794,8 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	 */
 	if (smartt_skb_not_unicast(in))
 		return;
-	skb = smartt_error_skb(net, 0, ntohs(dh->pds.spdcid), cack, psn, dh->ses.msg_id,
-			       dh->ses.ri_gen_job, rc);
+	skb = smartt_error_skb(net, true, 0, ntohs(dh->pds.spdcid), cack, psn,
+			       dh->ses.msg_id, dh->ses.ri_gen_job, rc);
 	if (!skb)
 		return;
 	family = smartt_reply_addrs(in, &src, &dst);
@@ -794,9 +809,11 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
  * @msg_id: the message
  * @rc: the SES return code (&enum smartt_ses_rc)
  *
- * The error of smartt_send_error(), addressed from the peer's state (for a
- * message freed by the timer, with no packet to answer) and under the same
- * per-netns rate limit.
+ * The error of smartt_send_error(), addressed from the peer's state, for a
+ * message freed by the timer, with no packet to answer.  One per message
+ * the peer's own packets started, so outside the netns's rate limit (which
+ * packets from anyone spend): a sender that does not get it asks again
+ * with the message's next segment, and the outcome kept answers (ses.c).
  */
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u8 rc)
@@ -805,9 +822,83 @@ void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_i
 	u32 cack = (u32)(peer->rcv_nxt - 1);
 	struct sk_buff *skb;
 
-	skb = smartt_error_skb(net, peer->rx_lpdcid, peer->rx_rpdcid, cack, cack,
+	skb = smartt_error_skb(net, false, peer->rx_lpdcid, peer->rx_rpdcid, cack, cack,
 			       htons((u16)msg_id),
 			       htonl(READ_ONCE(smartt_net(net)->job_id)), rc);
 	if (skb)
 		smartt_send_ctl(sk, peer, skb, get_random_u32(), 0);
+}
+
+/*
+ * A NACK INV_DPDCID without any per-peer state, answering @in: to its
+ * source, DPDCID @dpdcid (the SPDCID of the packet answered), the NACK's
+ * PSN @psn, SPDCID 0.  Never to a packet not addressed to this host
+ * alone, and under the netns's rate limit of error packets.
+ */
+static void smartt_nack_inv(struct net *net, struct sk_buff *in, __be16 dpdcid, __be32 psn)
+{
+	struct smartt_tx_opts o = {
+		.entropy = get_random_u32(),
+		.dscp = smartt_dscp(net, SMARTT_DSCP_C_CONTROL),
+		.crc = true,
+	};
+	union smartt_addr src = {}, dst = {};
+	struct smartt_pds_nack *n;
+	struct sk_buff *skb;
+	u16 family;
+
+	if (smartt_skb_not_unicast(in))
+		return;
+	if (!smartt_err_allow(net)) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
+		return;
+	}
+	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_NACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
+	if (!skb) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+		return;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	n = skb_put_zero(skb, SMARTT_NACK_LEN);
+	n->prologue = smartt_pds_prologue(SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, 0);
+	n->nack_code = SMARTT_NACK_INV_DPDCID;
+	n->nack_psn = psn;
+	n->dpdcid = dpdcid;
+	smartt_stat_inc(net, SMARTT_STAT_TX_NACKS);
+	family = smartt_reply_addrs(in, &src, &dst);
+	smartt_xmit(net, NULL, family, NULL, &src, &dst, skb, &o);
+}
+
+/**
+ * smartt_send_nack_inv() - answer DATA of a PDC this host does not know
+ * @net: network namespace
+ * @in: the DATA packet (IP header intact), without SYN
+ * @dh: its headers, checked
+ *
+ * A NACK INV_DPDCID to the packet's sender PDC, naming the packet's PSN
+ * (the sender takes it only for a PSN it has in flight); the sender then
+ * starts a new PDC (smartt_peer_restart()).  20 bytes for DATA of at
+ * least 60.
+ */
+void smartt_send_nack_inv(struct net *net, struct sk_buff *in,
+			  const struct smartt_data_hdr *dh)
+{
+	smartt_nack_inv(net, in, dh->pds.spdcid, dh->pds.psn);
+}
+
+/**
+ * smartt_send_nack_inv_ack() - answer an ACK_CC of a PDC this host does not
+ *	know
+ * @net: network namespace
+ * @in: the ACK_CC (IP header intact)
+ * @ah: its ACK header, checked
+ *
+ * A NACK INV_DPDCID to the ACK's PDC, naming its CACK_PSN: the receiver of
+ * a PDC whose sender restarted challenges it so (smartt_rx_challenge())
+ * and closes it on this answer.  20 bytes for an ACK_CC of 36.
+ */
+void smartt_send_nack_inv_ack(struct net *net, struct sk_buff *in,
+			      const struct smartt_pds_ack *ah)
+{
+	smartt_nack_inv(net, in, ah->spdcid, ah->cack_psn);
 }

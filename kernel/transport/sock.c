@@ -211,7 +211,9 @@ struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 
 /*
  * A new sequence space towards the peer: a new local PDC id (drawn when
- * the next packet goes, smartt_push()) and SYN until the peer answers.
+ * the next packet goes, smartt_push()), SYN until the peer answers, and a
+ * random initial PSN: with the random PDC ids, what an attacker who sees
+ * no packet must guess to forge an ACK, a NACK or an error the PDC takes.
  */
 static void smartt_peer_tx_init(struct smartt_peer *p)
 {
@@ -219,8 +221,8 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	p->tx_est = false;
 	p->tx_rpdcid = 0;
 	uet_ack_track_init(&p->tx_rcvd);
-	p->snd_una = 0;
-	p->snd_nxt = 0;
+	p->snd_una = get_random_u32();
+	p->snd_nxt = p->snd_una;
 	p->in_flight = 0;
 	p->lost = 0;
 	p->rto_at = 0;
@@ -357,6 +359,8 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
 	p->rx_ids = RB_ROOT;
+	INIT_LIST_HEAD(&p->rx_done);
+	p->rx_done_ids = RB_ROOT;
 	timerqueue_init(&p->due);
 	smartt_peer_tx_init(p);
 	if (family == AF_INET)
@@ -447,17 +451,18 @@ static void smartt_msg_done(struct sock *sk, struct smartt_tx_msg *m, int status
 
 /**
  * smartt_msg_acked() - a segment of a message was acknowledged
- * @sk: socket (locked)
  * @m: the message
  *
- * Completes the message when it was its last segment.
+ * Return: true when it was the last: the message waits for its receiver's
+ * SES response (ses.c), from now on.
  */
-void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m)
+bool smartt_msg_acked(struct smartt_tx_msg *m)
 {
 	if (++m->acked < m->nsegs)
-		return;
-	smartt_msg_done(sk, m, 0);
-	smartt_write_space(sk);
+		return false;
+	if (!m->wait_ns)
+		m->wait_ns = ktime_get_ns();
+	return true;
 }
 
 /**
@@ -495,32 +500,34 @@ void smartt_snd_una_advance(struct smartt_peer *peer)
 }
 
 /**
- * smartt_msg_fail() - fail one message to a peer, the others going on
- * @sk: socket (locked)
- * @peer: the peer
- * @id: the message's SES message id (its number's low 16 bits: at most
+ * smartt_tx_msg_find() - a message being sent, by its SES message id
+ * @peer: the peer (its socket locked)
+ * @id: the message id (its number's low 16 bits: at most
  *	%SMARTT_SES_MSG_MAX_MSGS messages are unfinished, the id is unique)
- * @err: negative errno reported for it
  *
- * For an error the receiver gives about one message (too large, expired,
- * evicted).  Its segments leave the window as if acknowledged, without
- * counting as delivered: snd_una passes them, and the receiver skips the
- * hole when the next DATA tells it its CLEAR_PSN (snd_una).  O(%SMARTT_WIN).
- *
- * Return: false if no message @id is being sent (it completed, or failed
- * already).
+ * Return: the message, or NULL.
  */
-bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err)
+struct smartt_tx_msg *smartt_tx_msg_find(struct smartt_peer *peer, u16 id)
 {
 	struct smartt_tx_msg *m;
-	struct smartt_txseg *s;
-	u64 psn;
 
 	list_for_each_entry(m, &peer->tx_msgs, node)
 		if ((u16)m->id == id)
-			goto found;
-	return false;
-found:
+			return m;
+	return NULL;
+}
+
+/*
+ * A message leaves the window: its segments' slots are freed (snd_una
+ * passes them, and the receiver learns it from the next CLEAR_PSN), it is
+ * reported with @status, and the peer's window is refilled.  O(%SMARTT_WIN).
+ */
+static void smartt_msg_finish(struct sock *sk, struct smartt_peer *peer,
+			      struct smartt_tx_msg *m, int status)
+{
+	struct smartt_txseg *s;
+	u64 psn;
+
 	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->psn != psn || s->msg != m)
@@ -533,14 +540,78 @@ found:
 		s->msg = NULL;
 	}
 	smartt_snd_una_advance(peer);
-	smartt_crp_msg_gone(peer, m->id);
-	smartt_msg_done(sk, m, err);
+	if (status)
+		smartt_crp_msg_gone(peer, m->id);
+	smartt_msg_done(sk, m, status);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;
 	else
 		smartt_push(sk, peer);
 	smartt_write_space(sk);
+}
+
+/**
+ * smartt_msg_complete() - the receiver delivered a message
+ * @sk: socket (locked)
+ * @peer: the receiver
+ * @m: the message, every segment sent
+ *
+ * Its SES response said so (ses.c): the message succeeds, whatever of it
+ * is still unacknowledged here (the ACKs that would say so were lost).
+ */
+void smartt_msg_complete(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m)
+{
+	smartt_msg_finish(sk, peer, m, 0);
+}
+
+/**
+ * smartt_msg_fail() - fail one message to a peer, the others going on
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @id: the message's SES message id
+ * @err: negative errno reported for it
+ *
+ * For an error the receiver gives about one message (too large, expired,
+ * evicted), or a message whose response never came.  Its segments leave
+ * the window as if acknowledged, without counting as delivered: snd_una
+ * passes them, and the receiver skips the hole when the next DATA tells it
+ * its CLEAR_PSN (snd_una).  O(%SMARTT_WIN).
+ *
+ * Return: false if no message @id is being sent (it completed, or failed
+ * already).
+ */
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err)
+{
+	struct smartt_tx_msg *m = smartt_tx_msg_find(peer, id);
+
+	if (!m)
+		return false;
+	smartt_msg_finish(sk, peer, m, err);
 	return true;
+}
+
+/**
+ * smartt_peer_restart() - the receiver knows no PDC of ours: a new one
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * Its state is gone (its socket restarted, or it reclaimed the peer): a
+ * message of which a segment was sent may or may not have been delivered,
+ * and fails with ECONNRESET; the messages not begun go on in a new sequence
+ * space, which starts with SYN.
+ */
+void smartt_peer_restart(struct sock *sk, struct smartt_peer *peer)
+{
+	struct smartt_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
+		if (m->next_seg)
+			smartt_msg_done(sk, m, -ECONNRESET);
+	smartt_peer_tx_init(peer);
+	smartt_cc_peer_init(smartt_sk(sk), peer);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_PDC_RESTART);
+	smartt_push(sk, peer);
+	smartt_write_space(sk);
 }
 
 static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
@@ -552,6 +623,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 		smartt_msg_done(sk, m, -ECONNRESET);
 	list_for_each_entry_safe(r, rtmp, &peer->rx_msgs, node)
 		smartt_rx_msg_free(sk, peer, r);
+	smartt_rx_done_purge(peer);
 	dst_cache_destroy(&peer->dst_cache);
 	smartt_path_free(peer);
 	smartt_peer_due_unlink(sk, peer);

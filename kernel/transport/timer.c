@@ -22,9 +22,10 @@
  *
  * Every segment in flight is declared lost (its entropy reported to the
  * path selector) and sent again as the window allows; the RTO doubles up
- * to %SMARTT_RTO_MAX_NS.  With nothing in flight (cc "crp": every packet
- * left waits for its reservation) nothing timed out: the window is only
- * refilled.
+ * to %SMARTT_RTO_MAX_NS.  Each message acknowledged whose SES response did
+ * not come asks for it again (smartt_rsp_query()).  With nothing in flight
+ * and no response missing (cc "crp": every packet left waits for its
+ * reservation) nothing timed out: the window is only refilled.
  */
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -33,6 +34,12 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 
 	if (!peer->win)
 		return;
+	if (smartt_rsp_query(sk, peer) && !peer->in_flight) {
+		peer->rto_ns = min_t(u64, peer->rto_ns * 2, SMARTT_RTO_MAX_NS);
+		peer->rto_at = 0;
+		smartt_push(sk, peer);
+		return;
+	}
 	if (!peer->in_flight) {
 		peer->rto_at = 0;
 		smartt_push(sk, peer);
@@ -187,12 +194,16 @@ void smartt_timer_arm(struct sock *sk)
 		smartt_timer_arm_at(sk, at);
 }
 
-/* Free a partial message and tell its sender why. */
+/*
+ * Free a partial message, keep its outcome (its sender may ask for it,
+ * ses.c) and tell its sender why.
+ */
 static void smartt_rx_drop_msg(struct sock *sk, struct smartt_peer *p,
 			       struct smartt_rx_msg *m, u8 rc, enum smartt_stat why)
 {
 	smartt_stat_inc(sock_net(sk), why);
 	smartt_send_error_peer(sk, p, m->id, rc);
+	smartt_rx_done_add(sk, p, m->id, m->psn_hi, m->len, rc);
 	smartt_rx_msg_free(sk, p, m);
 }
 
@@ -252,6 +263,8 @@ static void smartt_peer_timer(struct sock *sk, struct smartt_peer *p, u64 now)
 
 	smartt_rx_expire(sk, p, now);
 	smartt_rel_timer(sk, p, now);
+	if (p->win)
+		smartt_rsp_timer(sk, p, now);
 	if (list_empty(&p->tx_msgs)) {
 		p->rto_at = 0;
 	} else if (now - p->last_progress >= ssk->timeout_ns) {

@@ -117,6 +117,9 @@ enum smartt_seg_state {
 	SMARTT_SEG_FREE = 0,	/* acknowledged, or never used */
 	SMARTT_SEG_INFLIGHT,	/* sent, counted in in_flight */
 	SMARTT_SEG_LOST,	/* declared lost, queued for retransmission */
+	SMARTT_SEG_WAIT,	/* acknowledged, the last of its message: held until
+				 * the receiver's SES response for the message
+				 */
 };
 
 struct smartt_tx_msg;
@@ -245,6 +248,8 @@ struct smartt_txseg {
  * @next_seg: next segment never sent
  * @acked: segments acknowledged
  * @start_ns: time of sendmsg()
+ * @wait_ns: when every segment was first acknowledged: from then on the
+ *	message waits for the receiver's SES response (0: not yet)
  * @data: the payload (kvmalloc)
  */
 struct smartt_tx_msg {
@@ -257,6 +262,7 @@ struct smartt_tx_msg {
 	u32 next_seg;
 	u32 acked;
 	u64 start_ns;
+	u64 wait_ns;
 	u8 *data;
 };
 
@@ -276,6 +282,7 @@ struct smartt_tx_msg {
  * @reserve: the part of @charge not yet used by a segment
  * @last_ns: when the message was admitted or last got a new segment; the
  *	peer's list is in this order, oldest first
+ * @psn_hi: the highest PSN of a segment received (extended)
  */
 struct smartt_rx_msg {
 	struct list_head node;
@@ -289,6 +296,30 @@ struct smartt_rx_msg {
 	u64 charge;
 	u64 reserve;
 	u64 last_ns;
+	u64 psn_hi;
+};
+
+/* Outcomes a peer's receive state remembers at most (ses.c). */
+#define SMARTT_RX_DONE_MAX	(2 * SMARTT_WIN)
+
+/**
+ * struct smartt_rx_done - the outcome of a message of a peer's sequence
+ *	space, kept until the sender's CLEAR_PSN passes its last PSN (ses.c)
+ * @idnode: in &struct smartt_peer.rx_done_ids
+ * @node: in &struct smartt_peer.rx_done, oldest first
+ * @id: message number (extended, as &struct smartt_rx_msg.id)
+ * @psn_hi: the highest PSN of the message received (extended)
+ * @len: message bytes
+ * @rc: the SES return code the receiver answered (&enum smartt_ses_rc):
+ *	%SMARTT_SES_RC_OK once delivered, an error once freed undelivered
+ */
+struct smartt_rx_done {
+	struct rb_node idnode;
+	struct list_head node;
+	u64 id;
+	u64 psn_hi;
+	u32 len;
+	u8 rc;
 };
 
 /**
@@ -355,6 +386,13 @@ struct smartt_rx_msg {
  * @rx_msgs: messages being reassembled, least recently progressed first
  * @rx_ids: the same messages by id (&struct smartt_rx_msg.idnode)
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
+ * @rx_done: outcomes of finished messages the sender may still ask for,
+ *	oldest first (&struct smartt_rx_done)
+ * @rx_done_ids: the same by message number
+ * @rx_ndone: entries in @rx_done
+ * @rx_last_ns: when a DATA packet of @rx_rpdcid was last accepted (ns): a
+ *	SYN of another sender PDC replaces a quiet one only
+ * @rx_chal_ns: when the last challenge ACK went (ns, 0: none)
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
  * @dc: DCTCP-style core state (cc_algo SMARTT_CCA_DCTCP)
@@ -407,6 +445,11 @@ struct smartt_peer {
 	struct list_head rx_msgs;
 	struct rb_root rx_ids;
 	u64 rx_charge;
+	struct list_head rx_done;
+	struct rb_root rx_done_ids;
+	u32 rx_ndone;
+	u64 rx_last_ns;
+	u64 rx_chal_ns;
 	struct smartt_state ss;
 	struct strack_state st;
 	struct dctcp_state dc;
@@ -647,6 +690,16 @@ enum smartt_stat {
 	SMARTT_STAT_RX_PDC_RESET,
 	SMARTT_STAT_TX_MSG_ID_WAIT,
 	SMARTT_STAT_CRP_REASK,
+	SMARTT_STAT_TX_RSP,
+	SMARTT_STAT_RX_RSP,
+	SMARTT_STAT_RSP_QUERIES,
+	SMARTT_STAT_RSP_TIMEDOUT,
+	SMARTT_STAT_RX_DONE_DROPPED,
+	SMARTT_STAT_DROP_SYN_BUSY,
+	SMARTT_STAT_DROP_RSP,
+	SMARTT_STAT_TX_PDC_RESTART,
+	SMARTT_STAT_RX_CHALLENGES,
+	SMARTT_STAT_RX_PDC_CLOSED,
 	SMARTT_STAT_COUNT,
 };
 
@@ -805,13 +858,16 @@ void smartt_procfs_exit_net(struct net *net);
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
 bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err);
+struct smartt_tx_msg *smartt_tx_msg_find(struct smartt_peer *peer, u16 id);
+void smartt_msg_complete(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m);
+void smartt_peer_restart(struct sock *sk, struct smartt_peer *peer);
 void smartt_snd_una_advance(struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 				       const union smartt_addr *a, u16 port);
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp);
-void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
+bool smartt_msg_acked(struct smartt_tx_msg *m);
 u64 smartt_idle_ns(const struct smartt_sock *ssk);
 void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now);
 void smartt_peers_gc(struct sock *sk, u64 now);
@@ -825,6 +881,7 @@ void smartt_sock_unregister(void);
 int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb);
 void smartt_rx_advance(struct smartt_peer *peer, u64 to);
 void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 base);
+void smartt_rx_close(struct sock *sk, struct smartt_peer *peer);
 void smartt_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 			struct smartt_rx_msg *m);
@@ -843,6 +900,10 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer);
  * @retx: it was a retransmission
  * @probe: it was a PROBE: the ACK answers with %SMARTT_PDS_ACK_F_P
  * @opaque: the PROBE's probe_opaque
+ * @rsp_rc: the SES response the ACK carries: its return code
+ *	(%SMARTT_SES_RC_NULL: none)
+ * @rsp_id: the response's message id
+ * @rsp_len: the response's message length
  */
 struct smartt_ack_info {
 	u64 psn;
@@ -853,6 +914,9 @@ struct smartt_ack_info {
 	bool retx;
 	bool probe;
 	u16 opaque;
+	u8 rsp_rc;
+	u16 rsp_id;
+	u32 rsp_len;
 };
 
 void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
@@ -866,6 +930,10 @@ u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
 		       union smartt_addr *dst);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u8 rc);
+void smartt_send_nack_inv(struct net *net, struct sk_buff *in,
+			  const struct smartt_data_hdr *dh);
+void smartt_send_nack_inv_ack(struct net *net, struct sk_buff *in,
+			      const struct smartt_pds_ack *ah);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 				    u32 entropy, u64 psn, u32 payload);
@@ -895,6 +963,18 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		struct dst_cache *cache, const union smartt_addr *saddr,
 		const union smartt_addr *daddr, struct sk_buff *skb,
 		const struct smartt_tx_opts *o);
+
+/* ses.c: end-to-end completion (SES responses) */
+struct smartt_rx_done *smartt_rx_done_find(struct smartt_peer *peer, u64 id);
+void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 psn_hi,
+			u32 len, u8 rc);
+void smartt_rx_done_clear(struct smartt_peer *peer, u64 clear);
+void smartt_rx_done_purge(struct smartt_peer *peer);
+void smartt_rx_done_rsp(const struct smartt_rx_done *d, struct smartt_ack_info *ai);
+int smartt_ses_errno(u8 rc, enum smartt_stat *why);
+void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smartt_ses_rsp *r);
+u32 smartt_rsp_query(struct sock *sk, struct smartt_peer *peer);
+void smartt_rsp_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
 
 /* timer.c */
 void smartt_timer_fn(struct timer_list *t);

@@ -1,0 +1,122 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The transport against an off-path attacker: netns host a streams
+# messages to host b (a PDC established first, then 300 messages of
+# distinct sizes, paced by a 40 Mbit/s token bucket on a's egress so the
+# stream outlasts each attack) while host c, behind b, forges packets with
+# a's address towards b, or with b's address towards a (b forwards them),
+# without seeing any packet of a's or b's (smartt_attack_test, IP
+# transparent sockets).  The attacker knows the addresses, the transport
+# ports and the UDP port, not the PDC ids or the PSNs.  Per attack: every
+# message a saw succeed was received by b intact and exactly once (no
+# message failed: b's application got all of them), the attack reached
+# the transport and was dropped for the reason the protocol gives, no
+# answer came back to the attacker, and the answers that went to the host
+# whose address was forged were no more, and no larger, than the forged
+# packets.  Attacks: SYN of other PDCs (would reset b's receive state),
+# DATA of unknown PDCs, errors (BAD_PID, CANCELLED, DROPPED; SPDCID 0 or
+# not) over every DPDCID, ACK_CC carrying "delivered" for random messages
+# over every DPDCID, NACK INV_DPDCID over every DPDCID, PROBEs over every
+# DPDCID.  Documentation/transport.rst, "Threat model".
+# kernels: 6.12
+source "$(dirname "$0")/lib.sh"
+
+require_root
+require_cmd ip tc modprobe awk
+
+bin=$SMARTT_TOP/build/selftests/smartt_transport_test
+atk=$SMARTT_TOP/build/selftests/smartt_attack_test
+[ -x "$bin" ] && [ -x "$atk" ] || skip_all "no $bin or $atk (make -C selftests)"
+modprobe smartt || skip_all "cannot load smartt"
+modprobe sch_tbf 2>/dev/null || skip_all "no sch_tbf module for the pacing bucket"
+
+exec 3>&1
+a=smartt-at-a-$$
+b=smartt-at-b-$$
+c=smartt-at-c-$$
+trap netns_cleanup EXIT
+
+setup() {
+	veth_pair "$a" "$b" && third_host "$c" "$b" || return 1
+	# b forwards c's forgeries with its own address to a: no reverse
+	# path check, and a local source address taken on veth-bc
+	ip netns exec "$b" sysctl -qw net.ipv4.ip_forward=1 \
+		net.ipv4.conf.all.rp_filter=0 net.ipv4.conf.default.rp_filter=0 \
+		net.ipv4.conf.veth-bc.rp_filter=0 net.ipv4.conf.veth-bc.accept_local=1 &&
+		ip -n "$c" route add default via 198.18.2.2 &&
+		ip -n "$a" route add 198.18.2.0/24 via 198.18.0.2 &&
+		ip netns exec "$a" tc qdisc add dev veth-a root tbf rate 40mbit burst 16k \
+			latency 200ms &&
+		ip netns exec "$a" ping -c1 -W2 198.18.0.2 >/dev/null &&
+		ip netns exec "$c" ping -c1 -W2 198.18.0.2 >/dev/null
+}
+check "hosts a and b on a veth, the attacker c behind b, a paced at 40 Mbit/s" setup
+
+stat() { # stat NETNS NAME
+	ip netns exec "$1" awk -v n="$2" '$1 == n { print $2 }' /proc/net/smartt_stats
+}
+
+# 300 sizes around 30 KB, all different (recv tells messages apart by size)
+sizes=$(seq 30000 31 39269)
+total=$(echo $sizes | awk '{ for (i = 1; i <= NF; i++) t += $i; print t }')
+
+# attack KIND FROM TO TARGET-NETNS COUNT COUNTER...: while a streams to b,
+# c sends COUNT forgeries of KIND with FROM's address to TO; every COUNTER
+# of TARGET-NETNS must grow.
+attack() {
+	local kind=$1 from=$2 to=$3 tns=$4 count=$5 out spid rpid rc=0 res n
+	local port=$((1700 + RANDOM % 100)) sport=$((1800 + RANDOM % 100))
+	shift 5
+	declare -A was
+	for n in "$@" rx_packets tx_nacks tx_acks tx_errors tx_bytes; do
+		was[$tns.$n]=$(stat "$tns" "$n")
+	done
+	out=$(mktemp -d)
+	ip netns exec "$b" env SMARTT_LINGER_MS=500 "$bin" recv 4 "$port" $sizes \
+		>"$out/recv" 2>&1 &
+	rpid=$!
+	wait_output "$out/recv" listening
+	# the PDC is established (one message answered) before the attack
+	ip netns exec "$a" env SMARTT_SPORT=$sport "$bin" send 4 198.18.0.2 "$port" $sizes \
+		>"$out/send" 2>&1 &
+	spid=$!
+	sleep 0.3
+	res=$(ip netns exec "$c" "$atk" "$kind" "$from" "$to" "$count" "$RANDOM" \
+		"$sport" "$port" 2>&1) || rc=1
+	echo "#   $kind: attacker: $res; a's stream still running: $(kill -0 $spid 2>/dev/null &&
+		echo yes || echo no)" >&3
+	wait $spid || rc=1
+	wait $rpid || rc=1
+	echo "#   a: $(tr '\n' ' ' <"$out/send")b: $(tr '\n' ' ' <"$out/recv")" >&3
+	grep -qx ok "$out/send" || rc=1
+	grep -q "^ok 300 messages $total bytes$" "$out/recv" || rc=1
+	case $res in "sent $count replies 0") ;; *) rc=1 ;; esac
+	for n in "$@"; do
+		echo "#   $tns $n: ${was[$tns.$n]} -> $(stat "$tns" "$n")" >&3
+		[ "$(stat "$tns" "$n")" -gt "${was[$tns.$n]}" ] || rc=1
+	done
+	# answers to the forgeries: no more packets than forged, and fewer bytes
+	local extra=$(( $(stat "$tns" tx_nacks) - ${was[$tns.tx_nacks]} +
+		$(stat "$tns" tx_errors) - ${was[$tns.tx_errors]} ))
+	echo "#   $tns answered with $extra NACK/error packets" >&3
+	[ "$extra" -le "$count" ] || rc=1
+	rm -rf "$out"
+	return $rc
+}
+
+check "SYN of other PDCs with a's address: b's receive state is neither reset nor lost" \
+	attack syn 198.18.0.1 198.18.0.2 "$b" 20000 drop_syn_busy rx_challenges
+check "DATA of unknown PDCs with a's address: dropped, no state, b's stream intact" \
+	attack data 198.18.0.1 198.18.0.2 "$b" 20000 drop_spdcid
+check "errors with b's address over every DPDCID: no message of a's fails" \
+	attack err 198.18.0.2 198.18.0.1 "$a" 65535 drop_dpdcid
+check "\"delivered\" responses with b's address over every DPDCID: no false success" \
+	attack rsp 198.18.0.2 198.18.0.1 "$a" 65535 drop_dpdcid
+check "NACK INV_DPDCID with b's address over every DPDCID: a's PDC is not restarted" \
+	attack inv 198.18.0.2 198.18.0.1 "$a" 65535 drop_dpdcid
+check "PROBEs with a's address over every DPDCID: answered by no PDC" \
+	attack probe 198.18.0.1 198.18.0.2 "$b" 65535 drop_dpdcid
+check "a never restarted its PDC, never failed a message" \
+	test "$(stat "$a" tx_pdc_restarts)" = 0 -a "$(stat "$a" msgs_failed)" = 0
+ktap_exit
