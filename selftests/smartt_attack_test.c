@@ -6,21 +6,24 @@
  * with the source address of one of them (IP_TRANSPARENT) and sends them
  * to the other, each sealed with a right CRC32C trailer.
  *
- *   smartt_attack_test KIND SRC DST COUNT SEED INITIATOR PID
+ *   smartt_attack_test KIND SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]
  *	send COUNT forged packets of KIND from SRC (an address of another
  *	host) to DST's UDP port 4793; prints "sent N replies R" (R: packets
- *	that came back to SRC here, 0 off path).  KIND:
+ *	that came back to SRC here, 0 off path).  DPDCID and SPDCID (non-zero)
+ *	are the ids to forge: a stronger attacker who learnt the PDC's ids
+ *	but not its PSNs; otherwise the DPDCID goes from 1 to 65535 in turn
+ *	and the SPDCID is random.  KIND:
  *	syn    DATA with SYN of a random sender PDC: a one-packet message of
  *	       100 bytes from transport port INITIATOR to PID, random PSN
- *	data   DATA without SYN, random SPDCID, DPDCID and PSN, a middle
- *	       segment of a random message of INITIATOR to PID
+ *	data   DATA without SYN, random PSN, a middle segment of a random
+ *	       message of INITIATOR to PID
  *	err    errors (PDS ACK + SES response BAD_PID, CANCELLED or
- *	       DROPPED, SPDCID 0 or random), DPDCID 1 to 65535 in turn,
- *	       random CACK_PSN and message id
+ *	       DROPPED; SPDCID 0 every other one), random CACK_PSN and
+ *	       message id
  *	rsp    ACK_CC with an SES response "delivered" for a random message
- *	       id, DPDCID 1 to 65535 in turn, random SPDCID and CACK_PSN
- *	inv    NACK INV_DPDCID, DPDCID 1 to 65535 in turn, random PSN
- *	probe  CTRL PROBE, DPDCID 1 to 65535 in turn, random SPDCID and PSN
+ *	       id, random CACK_PSN
+ *	inv    NACK INV_DPDCID (SPDCID 0), random PSN
+ *	probe  CTRL PROBE, random PSN and payload
  *	INITIATOR and PID are used by syn and data only.
  */
 #include <arpa/inet.h>
@@ -51,17 +54,25 @@ static uint32_t rnd(void)
 	return (uint32_t)((rng * 0x2545F4914F6CDD1DULL) >> 32);
 }
 
+/* the ids to forge (0: swept, random) */
+static uint16_t fix_dpdcid, fix_spdcid;
+
+static uint16_t spdcid_of(void)
+{
+	return fix_spdcid ? fix_spdcid : (uint16_t)(rnd() | 1);
+}
+
 /* A forged packet of @kind, number @i, at @p on @f: its length. */
 static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 		    unsigned char *p, uint32_t initiator, uint16_t pid)
 {
-	uint16_t dpdcid = (uint16_t)(i % 65535 + 1);
+	uint16_t dpdcid = fix_dpdcid ? fix_dpdcid : (uint16_t)(i % 65535 + 1);
 	struct uet_data d = {};
 
 	if (!strcmp(kind, "syn") || !strcmp(kind, "data")) {
 		d.psn = rnd();
 		d.clear = -1;
-		d.spdcid = (uint16_t)(rnd() | 1);
+		d.spdcid = kind[0] == 's' ? (uint16_t)(rnd() | 1) : spdcid_of();
 		d.msg_id = (uint16_t)rnd();
 		d.pid = pid;
 		d.initiator = initiator;
@@ -71,7 +82,7 @@ static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 			d.len = 100;
 			d.eom = true;
 		} else {
-			d.dpdcid = (uint16_t)(rnd() | 1);
+			d.dpdcid = fix_dpdcid ? fix_dpdcid : (uint16_t)(rnd() | 1);
 			d.len = 100000;
 			d.off = 1000;
 		}
@@ -86,7 +97,7 @@ static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 		memset(p, 0, SMARTT_ERR_LEN);
 		a->prologue = uet_prologue(SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0);
 		a->cack_psn = htobe32(rnd());
-		a->spdcid = htobe16(i & 1 ? (uint16_t)(rnd() | 1) : 0);
+		a->spdcid = htobe16(i & 1 ? spdcid_of() : 0);
 		a->dpdcid = htobe16(dpdcid);
 		r->list_opcode = SMARTT_SES_RSP_RESPONSE;
 		r->ver_rc = rc[i % 3];
@@ -100,7 +111,7 @@ static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 		memset(p, 0, SMARTT_ACK_LEN + sizeof(*r));
 		a->ack.prologue = uet_prologue(SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_RSP, 0);
 		a->ack.cack_psn = htobe32(rnd());
-		a->ack.spdcid = htobe16((uint16_t)(rnd() | 1));
+		a->ack.spdcid = htobe16(spdcid_of());
 		a->ack.dpdcid = htobe16(dpdcid);
 		a->mpr = 2;
 		r->list_opcode = SMARTT_SES_RSP_RESPONSE;
@@ -124,9 +135,9 @@ static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 		memset(p, 0, SMARTT_CTRL_LEN);
 		c->prologue = uet_prologue(SMARTT_PDS_CTRL, SMARTT_PDS_CTL_PROBE, 0);
 		c->psn = htobe32(rnd());
-		c->spdcid = htobe16((uint16_t)(rnd() | 1));
+		c->spdcid = htobe16(spdcid_of());
 		c->dpdcid = htobe16(dpdcid);
-		c->payload = c->psn;
+		c->payload = htobe32(be32toh(c->psn) - 10);
 		return uet_add_crc(f, p, SMARTT_CTRL_LEN);
 	}
 	return 0;
@@ -146,10 +157,14 @@ int main(int argc, char **argv)
 	uint16_t pid;
 	size_t n;
 
-	if (argc != 8) {
-		fprintf(stderr, "usage: %s syn|data|err|rsp|inv|probe SRC DST COUNT SEED INITIATOR PID\n",
+	if (argc != 8 && argc != 10) {
+		fprintf(stderr, "usage: %s syn|data|err|rsp|inv|probe SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]\n",
 			argv[0]);
 		return 2;
+	}
+	if (argc == 10) {
+		fix_dpdcid = (uint16_t)strtoul(argv[8], NULL, 0);
+		fix_spdcid = (uint16_t)strtoul(argv[9], NULL, 0);
 	}
 	count = strtoul(argv[4], NULL, 0);
 	rng = strtoull(argv[5], NULL, 0) | 1;

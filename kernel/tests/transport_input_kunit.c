@@ -16,7 +16,8 @@
  * message delivered byte for byte from segments out of order.  Then the
  * end-to-end completion under attack: forged SYN and DATA of another PDC
  * neither reset nor lose a partial message, a duplicate asks for a kept
- * outcome, and a sender reports success only on the SES response.  The CRP
+ * outcome, and a sender reports success only on the SES response; the
+ * buffer and the peer table are shared per host, whatever its ports.  The CRP
  * packets (on their own UDP port): every field rule at its bound, a
  * request answered, a grant for no reservation.
  */
@@ -29,6 +30,7 @@
 #include <linux/ipv6.h>
 #include <linux/ipv6_route.h>
 #include <linux/net.h>
+#include <linux/delay.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
@@ -46,7 +48,7 @@
 #define TIN_PORT6	1901	/* transport port of the IPv6 socket */
 #define TIN_PORT4	1902	/* of the IPv4 socket */
 #define TIN_PORT_NONE	1903	/* no socket */
-#define TIN_BUF		512	/* largest packet built, from the UDP header */
+#define TIN_BUF		2048	/* largest packet built, from the UDP header */
 #define TIN_PAY		100	/* payload bytes of most crafted DATA */
 
 /* 2001:2::1 (the crafted peer) and 2001:2::2, 198.18.0.1 and 198.18.0.2 */
@@ -1456,6 +1458,89 @@ static void tin_sender_completion(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_FAILED), failed + 1);
 }
 
+/* The first segment (SOM) of a message of three of 1 KiB, from @init. */
+static unsigned int tin_first_of3(struct tin_ctx *c, u32 init)
+{
+	struct tin_data d;
+
+	tin_data_init(c, &d, 1024, init, TIN_PORT6);
+	d.len = 3 * 1024;
+	d.sflags = SMARTT_SES_F_SOM;
+	return tin_build_data(c, &d, 1024, true);
+}
+
+/*
+ * Fairness is per host (address), whatever the ports: one address holds
+ * the buffer with a partial message from one port; its second port is
+ * refused and does not become the waiter; another address refused then
+ * does.  Half a timeout later the first address is evicted, and for the
+ * grace that follows only the waiter's address may start a message (under
+ * a waiter per port, the first address's second port would have had it).
+ * And one address makes at most SMARTT_HOST_PEERS_MAX peers.
+ */
+static void tin_host_fairness(struct kunit *test)
+{
+	static const struct in6_addr other6 = {
+		.s6_addr = { 0x20, 0x01, 0x00, 0x02, [15] = 9 } };
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_addr b = { .pkt_type = PACKET_HOST, .saddr6 = &other6 };
+	struct sock *sk = c->s6->sk;
+	struct tin_snap before, after;
+	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
+	u64 evicted, drops;
+	unsigned int len, i;
+	int last;
+
+	KUNIT_ASSERT_NOT_NULL(test, rbuf);
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_rcvbuf, 2048);
+	smartt_sk(sk)->timeout_ns = 400 * NSEC_PER_MSEC;
+	release_sock(sk);
+	evicted = tin_stat(SMARTT_STAT_RX_EVICTED);
+
+	len = tin_first_of3(c, 3300);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "a, port 1: holds");
+	len = tin_first_of3(c, 3301);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "a, port 2: refused");
+	len = tin_first_of3(c, 3302);
+	tin_snap(&before);
+	tin_rcv(test, &b, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "b: refused, waits");
+
+	/* half the timeout: a is evicted; the grace is b's */
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_RX_EVICTED), evicted + 1);
+	len = tin_first_of3(c, 3301);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "a, port 2: b's grace");
+	len = tin_first_of3(c, 3302);
+	tin_snap(&before);
+	tin_rcv(test, &b, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "b: admitted");
+
+	/* SMARTT_HOST_PEERS_MAX peers of one address, then no more */
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_rcvbuf, 1 << 20);
+	release_sock(sk);
+	drops = tin_stat(SMARTT_STAT_DROP_HOST_PEERS);
+	for (i = 0; i < SMARTT_HOST_PEERS_MAX + 2; i++) {
+		struct tin_data d;
+
+		tin_data_init(c, &d, 0, 100 + i, TIN_PORT6);
+		len = tin_build_data(c, &d, 0, true);
+		tin_rcv(test, &b, len, &after);
+		tin_drain(c->s6, rbuf, TIN_BUF, &last);
+	}
+	/* b has a peer already (port 3302) */
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_HOST_PEERS), drops + 3);
+}
+
 static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_header_bounds_v6),
 	KUNIT_CASE(tin_header_bounds_v4),
@@ -1471,6 +1556,7 @@ static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_reassembly),
 	KUNIT_CASE(tin_forged_pdc),
 	KUNIT_CASE(tin_sender_completion),
+	KUNIT_CASE(tin_host_fairness),
 	{}
 };
 

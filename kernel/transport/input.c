@@ -107,7 +107,7 @@ void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 		kfree_skb(skb);
 	}
 	kfree_skb(m->head);
-	peer->rx_charge -= m->charge;
+	smartt_peer_charge(peer, -(s64)m->charge);
 	smartt_sk(sk)->rx_reserved -= m->reserve;
 	smartt_sk(sk)->rx_missing -= m->len - m->received;
 	smartt_rx_msg_unlink(peer, m);
@@ -227,7 +227,7 @@ static void smartt_rx_deliver(struct sock *sk, struct smartt_peer *peer,
 	}
 	head->len = m->len;
 	head->data_len = m->len;
-	peer->rx_charge -= m->charge;
+	smartt_peer_charge(peer, -(s64)m->charge);
 	smartt_sk(sk)->rx_reserved -= m->reserve;
 	memset(cb, 0, sizeof(*cb));
 	cb->family = peer->family;
@@ -296,7 +296,7 @@ static struct smartt_rx_msg *smartt_rx_msg_new(struct sock *sk, struct smartt_pe
 	m->reserve = need - smartt_rx_head_charge();
 	m->last_ns = now;
 	smartt_rx_msg_link(peer, m);
-	peer->rx_charge += need;
+	smartt_peer_charge(peer, need);
 	ssk->rx_reserved += m->reserve;
 	ssk->rx_missing += len;
 	/* its expiry (smartt_rx_expire()) */
@@ -593,7 +593,9 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 	if (!peer) {
 		peer = smartt_peer_get(sk, cb->family, &cb->saddr, cb->sport, GFP_ATOMIC);
 		if (IS_ERR(peer))
-			return smartt_drop(net, skb, SMARTT_STAT_DROP_PEERS, false);
+			return smartt_drop(net, skb, PTR_ERR(peer) == -EADDRINUSE ?
+					   SMARTT_STAT_DROP_HOST_PEERS :
+					   SMARTT_STAT_DROP_PEERS, false);
 	}
 	now = ktime_get_ns();
 	why = smartt_rx_pdc(sk, peer, &v, now);
@@ -670,21 +672,22 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 			smartt_send_error(net, NULL, skb, v.d, SMARTT_SES_RC_TOO_LONG);
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_SEG_CHARGE, false);
 		}
-		/* After an eviction, the buffer goes to the waiter it was for. */
+		/* After an eviction, the buffer goes to the waiter's host. */
 		if (ssk->rx_grace_until && now < ssk->rx_grace_until &&
-		    ssk->rx_grace_for != peer)
+		    ssk->rx_grace_for != peer->host)
 			return smartt_drop(net, skb, SMARTT_STAT_DROP_RMEM, false);
 		if (!smartt_rx_admit(sk, v.len, need)) {
 			/*
 			 * Others being reassembled hold the buffer: the wait
-			 * is noted, unless the peer has a message of its own
-			 * in reassembly (its next waits for it, as any sender's
-			 * second message waits for its first).
+			 * is noted, unless the peer's host has a message in
+			 * reassembly (its next waits for it, as any sender's
+			 * second message waits for its first: one host cannot
+			 * hold the buffer with one port and wait for it with
+			 * another).
 			 */
-			if (ssk->rx_missing && list_empty(&peer->rx_msgs) &&
-			    !ssk->rx_wait_since) {
+			if (ssk->rx_missing && !peer->host->rx_charge && !ssk->rx_wait_since) {
 				ssk->rx_wait_since = now;
-				ssk->rx_waiter = peer;
+				ssk->rx_waiter = peer->host;
 				smartt_timer_arm_at(sk, now + ssk->timeout_ns / 2);
 			}
 			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
@@ -750,6 +753,21 @@ static int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 }
 
 /*
+ * Did @skb come from @peer's address?  smartt_encap_rcv() checked it for
+ * the peer that held the DPDCID then; a packet that waited in the backlog
+ * is matched again, and the id may have gone to another peer since.
+ */
+static bool smartt_peer_from(const struct smartt_peer *peer, const struct sk_buff *skb)
+{
+	const struct smartt_skb_cb *cb = SMARTT_SKB_CB(skb);
+
+	if (peer->family != cb->family)
+		return false;
+	return cb->family == AF_INET ? peer->addr.v4 == cb->saddr.v4 :
+	       ipv6_addr_equal(&peer->addr.v6, &cb->saddr.v6);
+}
+
+/*
  * The sender's peer of an ACK, NACK or error (@tx) or the receiver's of a
  * CTRL: the socket's peer holding the packet's DPDCID in that role, with
  * the SPDCID it knows (@stateless: a packet from a host without state,
@@ -766,6 +784,10 @@ static struct smartt_peer *smartt_ctl_peer(struct sock *sk, struct sk_buff *skb,
 	peer = smartt_pdc_peer(sk, SMARTT_SKB_CB(skb)->lpdcid, &tx);
 	if (!peer || tx != want_tx) {
 		smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+		return NULL;
+	}
+	if (!smartt_peer_from(peer, skb)) {
+		smartt_drop(net, skb, SMARTT_STAT_DROP_SRC, false);
 		return NULL;
 	}
 	if (!want_tx) {
@@ -859,6 +881,8 @@ static int smartt_rcv_inv(struct sock *sk, struct sk_buff *skb)
 	peer = smartt_pdc_peer(sk, SMARTT_SKB_CB(skb)->lpdcid, &tx);
 	if (!peer)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_DPDCID, false);
+	if (!smartt_peer_from(peer, skb))
+		return smartt_drop(net, skb, SMARTT_STAT_DROP_SRC, false);
 	if (n->spdcid)
 		return smartt_drop(net, skb, SMARTT_STAT_DROP_SPDCID, true);
 	if (tx) {

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/crc32c.h>
+#include <linux/jhash.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
@@ -441,7 +442,7 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer)
 
 	if (!peer->win)
 		return;
-	can = peer->tx_lpdcid || !smartt_pdc_add(sock_net(sk), peer, true, 0);
+	can = peer->tx_lpdcid || !smartt_pdc_add(sock_net(sk), peer, true);
 	for (psn = peer->snd_una; can && peer->lost && psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->state != SMARTT_SEG_LOST)
@@ -682,39 +683,72 @@ u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
  * @sn: the netns's transport state
  * @ms: ms between two error packets, 0 for no limit
  *
- * The bucket starts full: %SMARTT_ERR_BURST packets may go at once.
+ * The buckets start full: %SMARTT_ERR_BURST packets may go at once, and
+ * %SMARTT_ERR_SRC_BURST to one source.
  */
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms)
 {
+	u64 now = ktime_get_ns();
+	unsigned int i;
+
 	spin_lock_bh(&sn->err_lock);
 	WRITE_ONCE(sn->err_ratelimit, ms);
+	if (!sn->err_seed)
+		sn->err_seed = get_random_u32() | 1;
 	sn->err_credit = (u64)SMARTT_ERR_BURST * ms * NSEC_PER_MSEC;
-	sn->err_last = ktime_get_ns();
+	sn->err_last = now;
+	for (i = 0; i < SMARTT_ERR_SRC_BUCKETS; i++) {
+		sn->err_src_credit[i] = (u64)SMARTT_ERR_SRC_BURST * SMARTT_ERR_SRC_SHARE * ms *
+					NSEC_PER_MSEC;
+		sn->err_src_last[i] = now;
+	}
 	spin_unlock_bh(&sn->err_lock);
 }
 
+/* Refill @credit for the time since @last, up to @cap; spend @cost if there. */
+static bool smartt_bucket_take(u64 *credit, u64 *last, u64 now, u64 cap, u64 cost)
+{
+	*credit = min(*credit + (now - *last), cap);
+	*last = now;
+	if (*credit < cost)
+		return false;
+	*credit -= cost;
+	return true;
+}
+
 /*
- * The netns's token bucket for error packets: credit accrues with time up
- * to SMARTT_ERR_BURST intervals; a packet spends one interval.
+ * The token buckets of stateless answers (errors, NACK INV_DPDCID) to the
+ * source of @in: the netns's (credit accrues with time up to
+ * %SMARTT_ERR_BURST intervals; a packet spends one interval) and the
+ * source's (%SMARTT_ERR_SRC_SHARE times the interval per packet, a burst
+ * of %SMARTT_ERR_SRC_BURST): both must allow it.
  */
-static bool smartt_err_allow(struct net *net)
+static bool smartt_err_allow(struct net *net, const struct sk_buff *in)
 {
 	struct smartt_net *sn = smartt_net(net);
 	u32 ms = READ_ONCE(sn->err_ratelimit);
-	u64 now, interval, cap;
-	bool ok = false;
+	u64 now, interval, src_cost;
+	unsigned int b;
+	bool ok;
+	u32 h;
 
 	if (!ms)
 		return true;
+	if (ip_hdr(in)->version == 4)
+		h = jhash_1word((__force u32)ip_hdr(in)->saddr, sn->err_seed);
+	else
+		h = jhash2((const u32 *)&ipv6_hdr(in)->saddr, 4, sn->err_seed);
+	b = h % SMARTT_ERR_SRC_BUCKETS;
 	interval = (u64)ms * NSEC_PER_MSEC;
-	cap = SMARTT_ERR_BURST * interval;
+	src_cost = SMARTT_ERR_SRC_SHARE * interval;
 	spin_lock_bh(&sn->err_lock);
 	now = ktime_get_ns();
-	sn->err_credit = min(sn->err_credit + (now - sn->err_last), cap);
-	sn->err_last = now;
-	if (sn->err_credit >= interval) {
-		sn->err_credit -= interval;
-		ok = true;
+	ok = smartt_bucket_take(&sn->err_src_credit[b], &sn->err_src_last[b], now,
+				SMARTT_ERR_SRC_BURST * src_cost, src_cost);
+	if (ok && !smartt_bucket_take(&sn->err_credit, &sn->err_last, now,
+				      SMARTT_ERR_BURST * interval, interval)) {
+		sn->err_src_credit[b] += src_cost;	/* not spent after all */
+		ok = false;
 	}
 	spin_unlock_bh(&sn->err_lock);
 	return ok;
@@ -722,18 +756,19 @@ static bool smartt_err_allow(struct net *net)
 
 /*
  * An error packet (PDS ACK + SES response with return code @rc), counted,
- * if @limit is false or the netns's rate limit allows one: NULL (counted
- * too) if not or without memory.  The ACK names @psn with CACK_PSN @cack;
- * addresses are the caller's.
+ * if it answers no packet (@in NULL) or the rate limits of stateless
+ * answers allow one to @in's source: NULL (counted too) if not or without
+ * memory.  The ACK names @psn with CACK_PSN @cack; addresses are the
+ * caller's.
  */
-static struct sk_buff *smartt_error_skb(struct net *net, bool limit, u16 spdcid, u16 dpdcid,
-					u32 cack, u32 psn, __be16 msg_id,
+static struct sk_buff *smartt_error_skb(struct net *net, const struct sk_buff *in, u16 spdcid,
+					u16 dpdcid, u32 cack, u32 psn, __be16 msg_id,
 					__be32 ri_gen_job, u8 rc)
 {
 	struct smartt_err_hdr *e;
 	struct sk_buff *skb;
 
-	if (limit && !smartt_err_allow(net)) {
+	if (in && !smartt_err_allow(net, in)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
@@ -794,7 +829,7 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *in,
 	 */
 	if (smartt_skb_not_unicast(in))
 		return;
-	skb = smartt_error_skb(net, true, 0, ntohs(dh->pds.spdcid), cack, psn,
+	skb = smartt_error_skb(net, in, 0, ntohs(dh->pds.spdcid), cack, psn,
 			       dh->ses.msg_id, dh->ses.ri_gen_job, rc);
 	if (!skb)
 		return;
@@ -822,7 +857,7 @@ void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_i
 	u32 cack = (u32)(peer->rcv_nxt - 1);
 	struct sk_buff *skb;
 
-	skb = smartt_error_skb(net, false, peer->rx_lpdcid, peer->rx_rpdcid, cack, cack,
+	skb = smartt_error_skb(net, NULL, peer->rx_lpdcid, peer->rx_rpdcid, cack, cack,
 			       htons((u16)msg_id),
 			       htonl(READ_ONCE(smartt_net(net)->job_id)), rc);
 	if (skb)
@@ -849,7 +884,7 @@ static void smartt_nack_inv(struct net *net, struct sk_buff *in, __be16 dpdcid, 
 
 	if (smartt_skb_not_unicast(in))
 		return;
-	if (!smartt_err_allow(net)) {
+	if (!smartt_err_allow(net, in)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return;
 	}

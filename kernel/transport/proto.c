@@ -123,15 +123,15 @@ static struct smartt_peer *smartt_pdc_lookup(struct smartt_net *sn, u16 id, bool
  * @peer: the peer; its id of the role (@tx: &struct smartt_peer.tx_lpdcid,
  *	else .rx_lpdcid) is 0
  * @tx: the sender's id (our sequence space) or the receiver's
- * @want: the id to take if it is free (0: a random one)
  *
- * Ids are non-zero and unique in the netns, both roles together.
+ * Ids are random, non-zero and unique in the netns, both roles together:
+ * never one a packet chose, so the table's buckets cannot be aimed at.
  *
  * Context: any (BH-safe lock).
  * Return: 0, or -ENOBUFS when the netns holds %SMARTT_PDC_MAX ids (or no
  * free id was drawn in %SMARTT_PDC_TRIES tries); counted pdc_exhausted.
  */
-int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want)
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx)
 {
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
@@ -142,7 +142,7 @@ int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want)
 	if (sn->npdc >= SMARTT_PDC_MAX)
 		goto full;
 	for (i = 0; i < SMARTT_PDC_TRIES; i++) {
-		v = want && !i ? want : get_random_u16();
+		v = get_random_u16();
 		if (v && !smartt_pdc_lookup(sn, v, &role))
 			goto found;
 	}
@@ -420,6 +420,8 @@ static const struct {
 		    "ACKs of an active PDC sent to a SYN of another: does its sender know it?"),
 	SMARTT_STAT(RX_PDC_CLOSED, "rx_pdc_closed",
 		    "receive states closed: their sender knew the PDC no more (INV_DPDCID)"),
+	SMARTT_STAT(DROP_HOST_PEERS, "drop_host_peers",
+		    "DATA of a new peer from an address holding its share of peers (128)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

@@ -209,6 +209,71 @@ struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 	return NULL;
 }
 
+static bool smartt_addr_eq(u16 family, const union smartt_addr *a,
+			   const union smartt_addr *b)
+{
+	return family == AF_INET ? a->v4 == b->v4 : ipv6_addr_equal(&a->v6, &b->v6);
+}
+
+/* The host at an address (the peers' bucket of port 0), NULL if none. */
+static struct smartt_host *smartt_host_lookup(struct smartt_sock *ssk, u16 family,
+					      const union smartt_addr *a)
+{
+	struct hlist_head *b = smartt_peer_bucket(ssk, family, a, 0);
+	struct smartt_host *h;
+
+	hlist_for_each_entry(h, &ssk->host_hash[b - ssk->peer_hash], hnode)
+		if (h->family == family && smartt_addr_eq(family, &h->addr, a))
+			return h;
+	return NULL;
+}
+
+/* The host of a new peer, made if needed: NULL without memory. */
+static struct smartt_host *smartt_host_get(struct smartt_sock *ssk, u16 family,
+					   const union smartt_addr *a, gfp_t gfp)
+{
+	struct smartt_host *h = smartt_host_lookup(ssk, family, a);
+
+	if (h)
+		return h;
+	h = kzalloc(sizeof(*h), gfp);
+	if (!h)
+		return NULL;
+	INIT_LIST_HEAD(&h->peers);
+	h->family = family;
+	h->addr = *a;
+	hlist_add_head(&h->hnode, &ssk->host_hash[smartt_peer_bucket(ssk, family, a, 0) -
+						  ssk->peer_hash]);
+	return h;
+}
+
+/* A peer leaves its host, which is freed with its last peer. */
+static void smartt_host_put(struct smartt_peer *p)
+{
+	struct smartt_host *h = p->host;
+
+	list_del(&p->host_node);
+	if (--h->npeers)
+		return;
+	hlist_del(&h->hnode);
+	kfree(h);
+}
+
+/**
+ * smartt_peer_charge() - a peer's reservations for messages in reassembly
+ *	grew or shrank
+ * @peer: the peer (its socket locked)
+ * @bytes: by this many bytes (negative: shrank)
+ *
+ * Kept per peer and per host (smartt_rx_wait_expired() evicts the host
+ * that holds the most).
+ */
+void smartt_peer_charge(struct smartt_peer *peer, s64 bytes)
+{
+	peer->rx_charge += bytes;
+	peer->host->rx_charge += bytes;
+}
+
 /*
  * A new sequence space towards the peer: a new local PDC id (drawn when
  * the next packet goes, smartt_push()), SYN until the peer answers, and a
@@ -250,7 +315,7 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
  */
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
 {
-	if (!peer->tx_lpdcid && smartt_pdc_add(sock_net(sk), peer, true, 0))
+	if (!peer->tx_lpdcid && smartt_pdc_add(sock_net(sk), peer, true))
 		return -ENOBUFS;
 	if (peer->win)
 		return 0;
@@ -309,6 +374,25 @@ void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	peer->last_active = now;
 	list_move_tail(&peer->node, &smartt_sk(sk)->peers);
+	list_move_tail(&peer->host_node, &peer->host->peers);
+}
+
+/*
+ * A host at its share of peers: its least recently active one makes room
+ * if it has no message either way and has been idle long enough (as in
+ * smartt_peer_evict()).
+ */
+static bool smartt_host_evict(struct sock *sk, struct smartt_host *h)
+{
+	u64 idle = min_t(u64, smartt_idle_ns(smartt_sk(sk)), SMARTT_EVICT_IDLE_NS);
+	struct smartt_peer *p = list_first_entry(&h->peers, struct smartt_peer, host_node);
+
+	if (ktime_get_ns() - p->last_active < idle ||
+	    !list_empty(&p->tx_msgs) || !list_empty(&p->rx_msgs))
+		return false;
+	smartt_peer_free(sk, p);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_PEERS_EVICTED);
+	return true;
 }
 
 /**
@@ -323,9 +407,15 @@ void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now)
  * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
  *
  * At %SMARTT_MAX_PEERS, an idle peer makes room (smartt_peer_evict()).
+ * The receive path (@gfp GFP_ATOMIC) makes peers up to
+ * %SMARTT_RX_PEERS_MAX only, so that packets from others never take the
+ * room sendmsg() needs for a new destination, and at most
+ * %SMARTT_HOST_PEERS_MAX of one address (transport ports), its idle ones
+ * making room, so that one host cannot take the table by changing ports.
  *
- * Return: the peer, or an ERR_PTR: -ENOBUFS at %SMARTT_MAX_PEERS with no
- * peer to evict or without memory, a routing error when the peer cannot be reached.
+ * Return: the peer, or an ERR_PTR: -ENOBUFS at a limit with no peer to
+ * evict (-EADDRINUSE: the address's share) or without memory, a routing
+ * error when the peer cannot be reached.
  */
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp)
@@ -335,20 +425,39 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	struct smartt_peer *p;
 	int err = -ENOBUFS;
 
+	bool rx = !gfpflags_allow_blocking(gfp);
+	struct smartt_host *h;
+
 	p = smartt_peer_lookup(sk, family, a, port);
 	if (p)
 		return p;
-	if (ssk->npeers >= SMARTT_MAX_PEERS && !smartt_peer_evict(sk))
+	h = smartt_host_lookup(ssk, family, a);
+	if (rx && h && h->npeers >= SMARTT_HOST_PEERS_MAX && !smartt_host_evict(sk, h))
+		return ERR_PTR(-EADDRINUSE);
+	if (ssk->npeers >= (rx ? SMARTT_RX_PEERS_MAX : SMARTT_MAX_PEERS) &&
+	    !smartt_peer_evict(sk))
+		return ERR_PTR(-ENOBUFS);
+	/* (an eviction may have freed the host) */
+	h = smartt_host_get(ssk, family, a, gfp);
+	if (!h)
 		return ERR_PTR(-ENOBUFS);
 	p = kzalloc(sizeof(*p), gfp);
-	if (!p)
+	if (!p) {
+		if (!h->npeers) {
+			hlist_del(&h->hnode);
+			kfree(h);
+		}
 		return ERR_PTR(-ENOBUFS);
+	}
 	p->sk = sk;
+	p->host = h;
+	list_add_tail(&p->host_node, &h->peers);
+	h->npeers++;
 	INIT_HLIST_NODE(&p->pdc_tx_node);
 	INIT_HLIST_NODE(&p->pdc_rx_node);
 	if (dst_cache_init(&p->dst_cache, gfp))
 		goto fail;
-	if (smartt_pdc_add(sock_net(sk), p, false, 0)) {
+	if (smartt_pdc_add(sock_net(sk), p, false)) {
 		dst_cache_destroy(&p->dst_cache);
 		goto fail;
 	}
@@ -371,6 +480,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	if (err) {
 		smartt_pdc_del(sock_net(sk), p, false);
 		dst_cache_destroy(&p->dst_cache);
+		smartt_host_put(p);
 		/* seen by a reader of the PDC table: freed after a grace period */
 		kfree_rcu(p, rcu);
 		return ERR_PTR(err);
@@ -383,6 +493,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	smartt_peer_due(sk, p, p->last_active + smartt_idle_ns(ssk));
 	return p;
 fail:
+	smartt_host_put(p);
 	kfree(p);
 	return ERR_PTR(err);
 }
@@ -629,6 +740,7 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 	smartt_peer_due_unlink(sk, peer);
 	list_del(&peer->node);
 	hlist_del(&peer->hnode);
+	smartt_host_put(peer);
 	smartt_sk(sk)->npeers--;
 	smartt_pdc_del(sock_net(sk), peer, true);
 	smartt_pdc_del(sock_net(sk), peer, false);
@@ -1124,8 +1236,10 @@ static int smartt_init_sock(struct sock *sk)
 	int err;
 
 	INIT_LIST_HEAD(&ssk->peers);
-	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++)
+	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++) {
 		INIT_HLIST_HEAD(&ssk->peer_hash[i]);
+		INIT_HLIST_HEAD(&ssk->host_hash[i]);
+	}
 	ssk->peer_seed = get_random_u32();
 	INIT_HLIST_NODE(&ssk->bind_node);
 	ssk->msg_max = SMARTT_MSG_MAX_DEFAULT;

@@ -43,6 +43,13 @@
 #define SMARTT_WIN		256
 /* Peers per socket. */
 #define SMARTT_MAX_PEERS	1024
+/*
+ * Peers the receive path may make: the rest of %SMARTT_MAX_PEERS are kept
+ * for sendmsg() to new destinations.
+ */
+#define SMARTT_RX_PEERS_MAX	(SMARTT_MAX_PEERS - SMARTT_MAX_PEERS / 8)
+/* Peers (transport ports) of one source address per socket. */
+#define SMARTT_HOST_PEERS_MAX	(SMARTT_MAX_PEERS / 8)
 /* Peer lookup: a seeded hash of address and port into this many buckets. */
 #define SMARTT_PEER_HASH_BITS	7
 /* Ports bound per netns hash into this many buckets. */
@@ -54,6 +61,15 @@
 #define SMARTT_ERR_RATELIMIT_DEF	1U
 #define SMARTT_ERR_RATELIMIT_MAX	3600000U
 #define SMARTT_ERR_BURST		50U
+/*
+ * And per source address: this many buckets per netns (a seeded hash of
+ * the address), each refilled %SMARTT_ERR_SRC_SHARE times slower than the
+ * netns's and holding %SMARTT_ERR_SRC_BURST packets: one source spends a
+ * tenth of the netns's rate at most, the others keep theirs.
+ */
+#define SMARTT_ERR_SRC_BUCKETS		64
+#define SMARTT_ERR_SRC_SHARE		10U
+#define SMARTT_ERR_SRC_BURST		5U
 /* Ephemeral transport ports (transport ports are 12-bit PIDonFEPs). */
 #define SMARTT_PORT_EPH_LO	2048
 #define SMARTT_PORT_EPH_HI	SMARTT_PORT_MAX
@@ -124,6 +140,25 @@ enum smartt_seg_state {
 
 struct smartt_tx_msg;
 struct smartt_path;
+
+/**
+ * struct smartt_host - the peers of a socket at one address: what the
+ *	receive path shares fairly between hosts, whatever the ports they use
+ * @hnode: in &struct smartt_sock.host_hash
+ * @peers: its peers, least recently active first (&struct smartt_peer.host_node)
+ * @family: AF_INET or AF_INET6
+ * @addr: the address
+ * @npeers: entries in @peers (at most %SMARTT_HOST_PEERS_MAX)
+ * @rx_charge: the reservations of its peers' messages being reassembled
+ */
+struct smartt_host {
+	struct hlist_node hnode;
+	struct list_head peers;
+	u16 family;
+	union smartt_addr addr;
+	u32 npeers;
+	u64 rx_charge;
+};
 
 /* &struct smartt_txseg.crp */
 #define SMARTT_TXSEG_SPEC	0x01
@@ -332,6 +367,8 @@ struct smartt_rx_done {
  * @pdc_tx_node: in the netns's PDC table by @tx_lpdcid (once non-zero)
  * @pdc_rx_node: in the netns's PDC table by @rx_lpdcid
  * @hnode: in &struct smartt_sock.peer_hash
+ * @host: the peers at the same address (&struct smartt_host)
+ * @host_node: in @host's list, in order of activity
  * @due: in &struct smartt_sock.due from the peer's creation until it is
  *	freed, keyed by its earliest deadline (or an earlier time: a
  *	deadline that moved later is found out when the old one comes)
@@ -408,6 +445,8 @@ struct smartt_peer {
 	struct hlist_node pdc_tx_node;
 	struct hlist_node pdc_rx_node;
 	struct hlist_node hnode;
+	struct smartt_host *host;
+	struct list_head host_node;
 	struct timerqueue_node due;
 	u16 family;
 	union smartt_addr addr;
@@ -468,6 +507,7 @@ struct smartt_peer {
  * @npeers: entries in @peers
  * @peer_hash: the peers again, by smartt_peer_lookup()'s hash
  * @peer_seed: that hash's seed, random per socket
+ * @host_hash: the peers' hosts (&struct smartt_host), by the same seed
  * @msg_max: SMARTT_MSG_MAX
  * @timeout_ns: SMARTT_TIMEOUT_MS in ns
  * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
@@ -488,10 +528,12 @@ struct smartt_peer {
  *	reassembled
  * @rx_wait_since: when a new message was first refused for want of
  *	receive buffer while others were being reassembled (ns, 0: none)
- * @rx_waiter: the peer refused then (a token, never dereferenced)
+ * @rx_waiter: the host of the peer refused then (a token, never
+ *	dereferenced)
  * @rx_grace_until: after an eviction, until when only @rx_grace_for may
  *	start a new message (ns, 0: no grace)
- * @rx_grace_for: the waiter the eviction was for (a token, as @rx_waiter)
+ * @rx_grace_for: the waiter's host the eviction was for (a token, as
+ *	@rx_waiter)
  * @due: the peers with a deadline, earliest first (smartt_peer_due())
  * @timer: retransmission / timeout timer, pending by the earliest of @due
  *	and @rx_wait_since's deadline
@@ -506,6 +548,7 @@ struct smartt_sock {
 	u32 npeers;
 	struct hlist_head peer_hash[1 << SMARTT_PEER_HASH_BITS];
 	u32 peer_seed;
+	struct hlist_head host_hash[1 << SMARTT_PEER_HASH_BITS];
 	u32 msg_max;
 	u64 timeout_ns;
 	s8 cc;
@@ -700,6 +743,7 @@ enum smartt_stat {
 	SMARTT_STAT_TX_PDC_RESTART,
 	SMARTT_STAT_RX_CHALLENGES,
 	SMARTT_STAT_RX_PDC_CLOSED,
+	SMARTT_STAT_DROP_HOST_PEERS,
 	SMARTT_STAT_COUNT,
 };
 
@@ -739,11 +783,15 @@ enum smartt_dscp_class {
  * @lb_text: net.smartt.transport_lb_knobs as written
  * @sport: net.smartt.transport_sport_base << 16 | (transport_sport_range
  *	- 1), read locklessly by every transmission
- * @err_lock: protects @err_credit and @err_last
+ * @err_lock: protects @err_credit, @err_last, @err_src_credit and
+ *	@err_src_last
  * @err_ratelimit: net.smartt.transport_err_ratelimit, ms between error
  *	packets (0: no limit)
  * @err_credit: the error packets' token bucket, in ns of credit
  * @err_last: when @err_credit was last refilled (ktime_get_ns())
+ * @err_seed: the seed of the per-source buckets' hash (random)
+ * @err_src_credit: the per-source token buckets, ns of credit
+ * @err_src_last: when each was last refilled
  * @cc_default: net.smartt.transport_cc, the congestion control of new
  *	sockets (under @cfg_lock)
  * @crp: net.smartt.transport_crp_knobs: the CRP knobs a socket takes when
@@ -782,6 +830,9 @@ struct smartt_net {
 	u32 err_ratelimit;
 	u64 err_credit;
 	u64 err_last;
+	u32 err_seed;
+	u64 err_src_credit[SMARTT_ERR_SRC_BUCKETS];
+	u64 err_src_last[SMARTT_ERR_SRC_BUCKETS];
 	char cc_default[SMARTT_CC_NAME_MAX];
 	struct smartt_crp_cfg crp;
 	char crp_text[128];
@@ -842,7 +893,7 @@ void smartt_mem_exit(void);
 
 /* proto.c */
 struct sock *smartt_lookup(struct net *net, u16 port);
-int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want);
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx);
 void smartt_pdc_del(struct net *net, struct smartt_peer *peer, bool tx);
 struct sock *smartt_pdc_find(struct net *net, u16 id, u16 *family,
 			     union smartt_addr *addr);
@@ -870,6 +921,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 bool smartt_msg_acked(struct smartt_tx_msg *m);
 u64 smartt_idle_ns(const struct smartt_sock *ssk);
 void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now);
+void smartt_peer_charge(struct smartt_peer *peer, s64 bytes);
 void smartt_peers_gc(struct sock *sk, u64 now);
 void smartt_write_space(struct sock *sk);
 extern struct proto smartt_prot;
