@@ -24,7 +24,9 @@
  *	       id, random CACK_PSN
  *	inv    NACK INV_DPDCID (SPDCID 0), random PSN
  *	probe  CTRL PROBE, random PSN and payload
- *	INITIATOR and PID are used by syn and data only.
+ *	INITIATOR and PID are used by syn and data only.  With
+ *	$SMARTT_ATTACK_UNTIL set, sending stops early once that file is gone
+ *	(COUNT is then a maximum).
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
 	struct sockaddr_storage ss = {}, ds = {};
 	struct sockaddr_in *src = (struct sockaddr_in *)&ss, *dst = (struct sockaddr_in *)&ds;
 	unsigned char p[512];
+	const char *until = getenv("SMARTT_ATTACK_UNTIL");
 	unsigned long count;
 	unsigned long sent = 0, replies = 0;
 	struct uet_flow f;
@@ -190,6 +193,8 @@ int main(int argc, char **argv)
 	if (uet_flow(&f, (struct sockaddr *)&ss, (struct sockaddr *)&ds))
 		return 1;
 	for (uint32_t i = 0; i < count; i++) {
+		if (until && !(i % 64) && access(until, F_OK))
+			break;
 		n = forge(argv[1], i, &f, p, initiator, pid);
 		if (!n) {
 			fprintf(stderr, "unknown kind %s\n", argv[1]);

@@ -135,6 +135,7 @@ restart() {
 	kill -9 "$old"
 	wait "$old" 2>/dev/null
 	p1=$(stat "$b" mem_pages)
+	say "b's counters then: $(ip netns exec "$b" awk '$2 > 0 && $1 ~ /^(drop_|rx_pdc|rx_chal|rx_data|rx_dup)/ { printf "%s=%s ", $1, $2 }' /proc/net/smartt_stats)"
 	plain_links
 	if ! ip netns exec "$a" env SMARTT_SPORT=1700 "$bin" send 4 198.18.0.2 1611 \
 		1000 2000 3000; then

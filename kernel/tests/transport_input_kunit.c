@@ -17,7 +17,8 @@
  * end-to-end completion under attack: forged SYN and DATA of another PDC
  * neither reset nor lose a partial message, a duplicate asks for a kept
  * outcome, and a sender reports success only on the SES response; the
- * buffer and the peer table are shared per host, whatever its ports.  The CRP
+ * buffer and the peer table are shared per host, whatever its ports; the
+ * congestion control takes what an ACK acknowledged.  The CRP
  * packets (on their own UDP port): every field rule at its bound, a
  * request answered, a grant for no reservation.
  */
@@ -1412,6 +1413,7 @@ static void tin_sender_completion(struct kunit *test)
 	u64 sent = tin_stat(SMARTT_STAT_MSGS_SENT);
 	u64 failed = tin_stat(SMARTT_STAT_MSGS_FAILED);
 	u64 drop = tin_stat(SMARTT_STAT_DROP_RSP);
+	u64 stale = tin_stat(SMARTT_STAT_DROP_CTRL_STALE);
 	struct tin_snap before, after;
 	unsigned int len;
 	u32 isn;
@@ -1428,7 +1430,7 @@ static void tin_sender_completion(struct kunit *test)
 	tin_rcv(test, &ad, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "another message's");
 	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_SENT), sent);
-	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_RSP), drop + 1);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_CTRL_STALE), stale + 1);
 
 	/* a second message in flight, then a forged BAD_PID naming a PSN not sent */
 	tin_tx_pdcid(test, 2998, NULL);
@@ -1437,7 +1439,7 @@ static void tin_sender_completion(struct kunit *test)
 	len = tin_crc(c, SMARTT_ERR_LEN);
 	tin_snap(&before);
 	tin_rcv(test, &ad, len, &after);
-	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_RSP), drop + 2);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_RSP), drop + 1);
 	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_FAILED), failed);
 
 	len = tin_build_ack(c, id, isn, SMARTT_SES_RC_OK, 0);
@@ -1541,6 +1543,46 @@ static void tin_host_fairness(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_HOST_PEERS), drops + 3);
 }
 
+/*
+ * The congestion control takes the bytes an ACK newly acknowledged, not
+ * the receiver's claim: two peers of a dctcp socket each sent a 100-byte
+ * message; the ACK of one says 100 bytes received, the other's 2^23 - 1:
+ * their windows grow alike.
+ */
+static void tin_cc_bytes(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct smartt_pds_ack_cc *a = (struct smartt_pds_ack_cc *)c->buf;
+	union smartt_addr pa = { .v6 = tin_peer6 };
+	struct sock *sk = c->s6->sk;
+	struct tin_snap before, after;
+	u64 cwnd[2] = {};
+	unsigned int k, len;
+
+	KUNIT_ASSERT_EQ(test, c->s6->ops->setsockopt(c->s6, SOL_SMARTT, SMARTT_CC,
+						     KERNEL_SOCKPTR("dctcp"), 6), 0);
+	for (k = 0; k < 2; k++) {
+		struct smartt_peer *p;
+		u32 isn;
+		u16 id = tin_tx_pdcid(test, 2990 + k, &isn);
+
+		tin_build_ack(c, id, isn, 0, 0);
+		smartt_nscc_set_rcvd_bytes(&a->nscc, k ? SMARTT_NSCC_RCVD_BYTES_MASK >> 1 : 100);
+		len = tin_crc(c, SMARTT_ACK_LEN);
+		tin_snap(&before);
+		tin_rcv(test, &ad, len, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "ACK");
+		lock_sock(sk);
+		p = smartt_peer_lookup(sk, AF_INET6, &pa, 2990 + k);
+		if (p)
+			cwnd[k] = p->cwnd;
+		release_sock(sk);
+	}
+	KUNIT_EXPECT_GT(test, cwnd[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, cwnd[1], cwnd[0]);
+}
+
 static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_header_bounds_v6),
 	KUNIT_CASE(tin_header_bounds_v4),
@@ -1557,6 +1599,7 @@ static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_forged_pdc),
 	KUNIT_CASE(tin_sender_completion),
 	KUNIT_CASE(tin_host_fairness),
+	KUNIT_CASE(tin_cc_bytes),
 	{}
 };
 

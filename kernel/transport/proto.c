@@ -413,7 +413,7 @@ static const struct {
 	SMARTT_STAT(DROP_SYN_BUSY, "drop_syn_busy",
 		    "SYN of another sender PDC while the peer's PDC is active"),
 	SMARTT_STAT(DROP_RSP, "drop_rsp",
-		    "SES responses or errors naming no message, PSN or PDC being sent"),
+		    "errors, responses, INV_DPDCID not naming a PSN or message in flight"),
 	SMARTT_STAT(TX_PDC_RESTART, "tx_pdc_restarts",
 		    "sequence spaces restarted: the receiver knew no PDC (INV_DPDCID)"),
 	SMARTT_STAT(RX_CHALLENGES, "rx_challenges",

@@ -25,6 +25,7 @@
 
 #include "cc/cc_glue.h"
 #include "smartt.h"
+#include "transport/rx.h"
 #include "transport/transport.h"
 
 #define CREATE_TRACE_POINTS
@@ -638,6 +639,25 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 			   peer->snd_una, peer->snd_nxt, 0, base, 0, 0);
 	r->probe_sent = now;
 	r->probe_at = now + SMARTT_PROBE_RTTS * base;
+}
+
+/**
+ * smartt_probe_valid() - the checks of a CTRL that need no state
+ * @skb: the packet, data at the UDP header, its headers there (its CTRL
+ *	type, PROBE, checked by the parser)
+ *
+ * smartt probes only established PDCs, never as a ROD PDC.
+ *
+ * Return: 0 or the reason to drop it.
+ */
+enum smartt_stat smartt_probe_valid(const struct sk_buff *skb)
+{
+	const struct smartt_pds_ctrl *c = smartt_pds_of(skb);
+	u8 flags = smartt_pds_flags(c->prologue);
+
+	if (flags & (SMARTT_PDS_CTRL_F_SYN | SMARTT_PDS_CTRL_F_ISROD) || !c->spdcid)
+		return SMARTT_STAT_DROP_FIELD;
+	return 0;
 }
 
 /**

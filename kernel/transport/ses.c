@@ -25,6 +25,19 @@
 #include "smartt.h"
 #include "transport/transport.h"
 
+static int smartt_rx_done_cmp(const void *key, const struct rb_node *n)
+{
+	u64 id = *(const u64 *)key, other = rb_entry(n, struct smartt_rx_done, idnode)->id;
+
+	return id < other ? -1 : id > other;
+}
+
+static bool smartt_rx_done_less(struct rb_node *a, const struct rb_node *b)
+{
+	return rb_entry(a, struct smartt_rx_done, idnode)->id <
+	       rb_entry(b, struct smartt_rx_done, idnode)->id;
+}
+
 /**
  * smartt_rx_done_find() - the outcome kept of a finished message
  * @peer: its sender (its socket locked)
@@ -34,19 +47,9 @@
  */
 struct smartt_rx_done *smartt_rx_done_find(struct smartt_peer *peer, u64 id)
 {
-	struct rb_node *n = peer->rx_done_ids.rb_node;
+	struct rb_node *n = rb_find(&id, &peer->rx_done_ids, smartt_rx_done_cmp);
 
-	while (n) {
-		struct smartt_rx_done *d = rb_entry(n, struct smartt_rx_done, idnode);
-
-		if (id < d->id)
-			n = n->rb_left;
-		else if (id > d->id)
-			n = n->rb_right;
-		else
-			return d;
-	}
-	return NULL;
+	return n ? rb_entry(n, struct smartt_rx_done, idnode) : NULL;
 }
 
 static void smartt_rx_done_free(struct smartt_peer *peer, struct smartt_rx_done *d)
@@ -74,7 +77,6 @@ static void smartt_rx_done_free(struct smartt_peer *peer, struct smartt_rx_done 
 void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 psn_hi,
 			u32 len, u8 rc)
 {
-	struct rb_node **link = &peer->rx_done_ids.rb_node, *parent = NULL;
 	struct smartt_rx_done *d;
 
 	if (peer->rx_ndone >= SMARTT_RX_DONE_MAX) {
@@ -91,15 +93,7 @@ void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 p
 	d->psn_hi = psn_hi;
 	d->len = len;
 	d->rc = rc;
-	while (*link) {
-		parent = *link;
-		if (id < rb_entry(parent, struct smartt_rx_done, idnode)->id)
-			link = &parent->rb_left;
-		else
-			link = &parent->rb_right;
-	}
-	rb_link_node(&d->idnode, parent, link);
-	rb_insert_color(&d->idnode, &peer->rx_done_ids);
+	rb_add(&d->idnode, &peer->rx_done_ids, smartt_rx_done_less);
 	list_add_tail(&d->node, &peer->rx_done);
 	peer->rx_ndone++;
 }
@@ -183,7 +177,9 @@ int smartt_ses_errno(u8 rc, enum smartt_stat *why)
  * @r: the response (return code checked by the parser)
  *
  * Success completes a message every segment of which was sent; an error
- * fails a message being sent.  Anything else is counted drop_rsp.
+ * fails a message being sent.  A response for no message being sent (one
+ * completed already: the answer to a duplicate) is counted
+ * drop_ctrl_stale, anything else drop_rsp.
  */
 void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smartt_ses_rsp *r)
 {
@@ -194,8 +190,12 @@ void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smar
 	int err;
 
 	m = smartt_tx_msg_find(peer, id);
+	if (!m) {
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_DROP_CTRL_STALE);
+		return;
+	}
 	err = smartt_ses_errno(rc, &why);
-	if (!m || err > 0 || (!err && m->next_seg < m->nsegs) ||
+	if (err > 0 || (!err && m->next_seg < m->nsegs) ||
 	    (err && rc != SMARTT_SES_RC_CANCELLED && rc != SMARTT_SES_RC_DROPPED)) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_DROP_RSP);
 		return;
