@@ -24,7 +24,10 @@
  *	       id, random CACK_PSN
  *	inv    NACK INV_DPDCID (SPDCID 0), random PSN
  *	probe  CTRL PROBE, random PSN and payload
- *	INITIATOR and PID are used by syn and data only.  With
+ *	INITIATOR and PID are used by syn and data only.  Paced at 16
+ *	packets per ms at most, so that the forgeries reach the transport
+ *	rather than overflow the hosts' backlog queues (a guest under TCG
+ *	drops a flood there, before any protocol sees it).  With
  *	$SMARTT_ATTACK_UNTIL set, sending stops early once that file is gone
  *	(COUNT is then a maximum).
  */
@@ -202,6 +205,8 @@ int main(int argc, char **argv)
 		}
 		if (send(fd, p, n, 0) == (ssize_t)n)
 			sent++;
+		if (i % 16 == 15)
+			usleep(1000);
 		else if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED)
 			break;
 		while (recv(fd, p, sizeof(p), MSG_DONTWAIT) > 0)

@@ -123,6 +123,7 @@ attack() {
 		echo "#   $tns $n: ${was[$tns.$n]} -> $(stat "$tns" "$n")" >&3
 		[ "$(stat "$tns" "$n")" -gt "${was[$tns.$n]}" ] || rc=1
 	done
+	echo "#   $tns drops: $(ip netns exec "$tns" awk '$2 > 0 && $1 ~ /^(drop_|rx_bad)/ { printf "%s=%s ", $1, $2 }' /proc/net/smartt_stats)" >&3
 	# answers to the forgeries: no more packets than forged, and fewer bytes
 	local extra=$(( $(stat "$tns" tx_nacks) - ${was[$tns.tx_nacks]} +
 		$(stat "$tns" tx_errors) - ${was[$tns.tx_errors]} ))

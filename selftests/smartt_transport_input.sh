@@ -189,7 +189,7 @@ check "transport_err_ratelimit 1000: after one source's flood, other sources are
 recovers() {
 	set_rl "$b" 300 || return 1
 	attack 4 198.18.0.1 198.18.0.2 1799 60 300 || return 1
-	echo "ratelimit 3000 ms: sent $sent replies $replies" | tee /dev/fd/3
+	echo "ratelimit 300 ms: sent $sent replies $replies" | tee /dev/fd/3
 	[ "$replies" -ge $burst ] && [ "$replies" -le $((burst + 1)) ] || return 1
 	sleep 3.5
 	attack 4 198.18.0.1 198.18.0.2 1799 5 1000 || return 1
@@ -217,7 +217,7 @@ validate_in() { # validate_in NETNS
 		[ "$(ip netns exec "$ns" cat $sysctl_rl)" = $v ] || return 1
 	done
 	# per netns: b keeps its own (set by the checks above)
-	[ "$(ip netns exec "$b" cat $sysctl_rl)" = 3000 ]
+	[ "$(ip netns exec "$b" cat $sysctl_rl)" = 300 ]
 }
 validate() {
 	local ns=smartt-in-c-$$ rc

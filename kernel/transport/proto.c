@@ -422,6 +422,8 @@ static const struct {
 		    "receive states closed: their sender knew the PDC no more (INV_DPDCID)"),
 	SMARTT_STAT(DROP_HOST_PEERS, "drop_host_peers",
 		    "DATA of a new peer from an address holding its share of peers (128)"),
+	SMARTT_STAT(RX_RSP_DUP, "rx_responses_dup",
+		    "SES responses of a message finished already (ACKs repeat them)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

@@ -58,13 +58,24 @@ static void smartt_send_ctl(struct sock *sk, struct smartt_peer *peer, struct sk
 void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 		     const struct smartt_ack_info *ai)
 {
+	const struct smartt_rx_done *d = list_first_entry_or_null(&peer->rx_done,
+								   struct smartt_rx_done, node);
 	u64 cack = peer->rcv_nxt - 1, base = peer->rcv_nxt, map = 0;
-	u32 rlen = ai->rsp_rc ? sizeof(struct smartt_ses_rsp) : 0;
+	u8 rc = ai->rsp_rc;
+	u16 rid = ai->rsp_id;
+	u32 rmlen = ai->rsp_len, rlen;
 	struct smartt_pds_ack_cc *a;
 	struct sk_buff *skb;
 	unsigned int i;
 	u8 flags = 0;
 
+	/* else the oldest outcome the sender has not cleared, once more */
+	if (!rc && d) {
+		rc = d->rc;
+		rid = (u16)d->id;
+		rmlen = d->len;
+	}
+	rlen = rc ? sizeof(struct smartt_ses_rsp) : 0;
 	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_LEN + rlen + SMARTT_CRC_LEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
@@ -105,11 +116,11 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 		struct smartt_ses_rsp *r = skb_put_zero(skb, rlen);
 
 		r->list_opcode = SMARTT_SES_RSP_RESPONSE;
-		r->ver_rc = ai->rsp_rc & SMARTT_SES_RSP_RC_MASK;
-		r->msg_id = htons(ai->rsp_id);
+		r->ver_rc = rc & SMARTT_SES_RSP_RC_MASK;
+		r->msg_id = htons(rid);
 		r->ri_gen_job = htonl(READ_ONCE(smartt_net(sock_net(sk))->job_id) &
 				      SMARTT_SES_JOB_MASK);
-		r->mod_len = htonl(ai->rsp_len);
+		r->mod_len = htonl(rmlen);
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_RSP);
 	}
 	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_ACKS);

@@ -130,6 +130,8 @@ void smartt_rx_done_purge(struct smartt_peer *peer)
 
 /**
  * smartt_rx_done_rsp() - the response an ACK carries for a finished message
+ *	(an ACK that carries none repeats the oldest outcome kept,
+ *	smartt_send_ack())
  * @d: its outcome
  * @ai: the ACK
  */
@@ -178,8 +180,8 @@ int smartt_ses_errno(u8 rc, enum smartt_stat *why)
  *
  * Success completes a message every segment of which was sent; an error
  * fails a message being sent.  A response for no message being sent (one
- * completed already: the answer to a duplicate) is counted
- * drop_ctrl_stale, anything else drop_rsp.
+ * finished already: ACKs repeat the oldest outcome the sender has not
+ * cleared) is counted rx_responses_dup, anything else drop_rsp.
  */
 void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smartt_ses_rsp *r)
 {
@@ -191,7 +193,7 @@ void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smar
 
 	m = smartt_tx_msg_find(peer, id);
 	if (!m) {
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_DROP_CTRL_STALE);
+		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_RSP_DUP);
 		return;
 	}
 	err = smartt_ses_errno(rc, &why);
