@@ -1380,9 +1380,12 @@ static void tin_forged_pdc(struct kunit *test)
 	lock_sock(c->s6->sk);
 	p = smartt_peer_lookup(c->s6->sk, AF_INET6, &pa, 3100);
 	KUNIT_EXPECT_TRUE(test, p && p->rx_ndone == 1);
-	if (p && p->rx_ndone == 1)
-		KUNIT_EXPECT_EQ(test, (u16)list_first_entry(&p->rx_done, struct smartt_rx_done,
-							   node)->id, 4);
+	if (p && p->rx_ndone == 1) {
+		struct smartt_rx_done *d = list_first_entry(&p->rx_done, struct smartt_rx_done,
+							    node);
+
+		KUNIT_EXPECT_EQ(test, (u16)d->id, 4);
+	}
 	release_sock(c->s6->sk);
 }
 
