@@ -205,10 +205,10 @@ int main(int argc, char **argv)
 		}
 		if (send(fd, p, n, 0) == (ssize_t)n)
 			sent++;
-		if (i % 16 == 15)
-			usleep(1000);
 		else if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED)
 			break;
+		if (i % 16 == 15)
+			usleep(1000);
 		while (recv(fd, p, sizeof(p), MSG_DONTWAIT) > 0)
 			replies++;
 	}
