@@ -46,7 +46,7 @@ help:
 	@echo "  make bench-tcp       smartt/strack vs dctcp/cubic/bbr: incast and permutation (KERNEL=)"
 	@echo "  make bench-transport smartt transport vs TCP, same CC and path: goodput, FCT p50/p99 (KERNEL=)"
 	@echo "  make tools           what a host-only user needs: the fabric's BPF controller (build/bpf/),"
-	@echo "                       smartt-perf, smartt-replay (build/userspace/); smarttctl and"
+	@echo "                       smartt-perf, smartt-replay, smartt-delay (build/userspace/); smarttctl and"
 	@echo "                       smartt-fabric run in place (userspace/)"
 	@echo "  make bench-multipath reps/oblivious/ecmp/strack-bitmap/reps-single on smartt-fabric (KERNEL=)"
 	@echo "  make bench-bpf-cc    bpf_smartt/bpf_strack/bpf_dctcp vs cubic/bbr natively on the host: goodput, CPU/Gbit"
@@ -136,11 +136,11 @@ bench-transport:
 	@rel=$$(scripts/kernels.sh release $(or $(KERNEL),6.12)) && selftests/bench/transport_bench.sh $$rel
 
 # Everything a host-only user needs (README, "Without QEMU"): the fabric's
-# BPF programs and controller, smartt-perf and smartt-replay.
+# BPF programs and controller, smartt-perf, smartt-replay and smartt-delay.
 tools:
 	@echo "tools: BPF programs and the fabric's controller -> build/bpf/ (make -C bpf)"
 	@$(MAKE) -s -C bpf || { echo "tools: the BPF build failed ('make deps' installs clang, bpftool, libbpf-dev)" >&2; exit 1; }
-	@echo "tools: smartt-perf, smartt-replay -> build/userspace/"
+	@echo "tools: smartt-perf, smartt-replay, smartt-delay -> build/userspace/"
 	@$(MAKE) -s -C userspace
 	@echo "tools: done (userspace/smartt-fabric and userspace/smarttctl run in place)"
 

@@ -230,6 +230,13 @@ stage_fabric() {
 		echo "not ok $((n += 1)) bpf programs and smartt-fabric-bpf build"
 		return 0
 	fi
+	# the fabric's delay line (smartt_fabric_delay.sh)
+	if make -s -C userspace smartt-delay >"$out/delay-build.txt" 2>&1; then
+		echo "ok $((n += 1)) smartt-delay builds"
+	else
+		sed 's/^/# /' "$out/delay-build.txt"
+		echo "not ok $((n += 1)) smartt-delay builds"
+	fi
 	for t in selftests/smartt_fabric_*.sh selftests/smartt_bpf_*.sh; do
 		timeout -k 10 "${SMARTT_TEST_TIMEOUT:-900}" "$t" 2>&1 | sed 's/^/# /'
 		rc=${PIPESTATUS[0]}

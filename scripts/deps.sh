@@ -42,7 +42,7 @@ PKGS="build-essential bc bison flex libelf-dev libssl-dev dwarves kmod cpio
       rsync git python3 python3-venv python3-matplotlib
       linux-image-amd64 linux-headers-amd64 linux-source-6.12
       qemu-system-x86 busybox-static
-      clang llvm libbpf-dev bpftool iproute2 ethtool iperf3 sparse
+      clang llvm libbpf-dev bpftool iproute2 ethtool iperf3 iptables sparse
       valgrind jq procps psmisc tcpdump libclang-rt-14-dev
       dkms debhelper dh-dkms dh-python lintian zlib1g-dev ccache
       tshark"

@@ -74,6 +74,9 @@ else
 		# about 8 min in a TCG guest; the host's fabric stage runs it,
 		# and smartt_fabric_crp.sh loads the same port program here
 		tests=("${tests[@]/"$here/smartt_fabric_crp_netns.sh"}")
+		# the delay line serves kernels without sch_fq (the host's);
+		# guests delay with fq
+		tests=("${tests[@]/"$here/smartt_fabric_delay.sh"}")
 		# 10^6 fuzz packets take minutes: `make fuzz-transport`,
 		# and `make check-debug` with fewer
 		tests=("${tests[@]/"$here/smartt_transport_fuzz.sh"}")

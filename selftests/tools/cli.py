@@ -125,7 +125,7 @@ def usage_cases():
             (["up", "--dscp-trimmable", "64"], r"--dscp-trimmable 64: out of range"),
             (["up", "--dscp-control", "10"], r"--dscp-control 10: --dscp-trimmable is 10 too"),
             (["up", "--trim-dscp", "46"], r"unrecognized arguments? --trim-dscp"),
-            (["up", "--backend", "bogus"], r"--backend bogus: want auto, fq or htb"),
+            (["up", "--backend", "bogus"], r"--backend bogus: want auto, fq, htb or htb\+delayline"),
             (["up", "--delay", "20s"], r"--delay 20s: above 10 s"),
             (["up", "--ecn", "maybe"], r"--ecn maybe: not a switch"),
             (["up", "--crp", "on", "--crp-udp-port", "4793"],

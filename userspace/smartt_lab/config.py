@@ -21,7 +21,13 @@ FABRIC_KEYS = ("hosts", "leaves", "spines", "rate", "uplink_rate", "oversub", "d
                "uplink_delay", "buffer", "uplink_buffer", "kmin", "kmax", "mtu", "ecn", "trim")
 RUN_KEYS = ("end_s", "bin_ms", "cwnd_ms", "cwnd_flows", "sample_us", "lead_ms")
 TOP_KEYS = ("name", "title", "description", "papers", "where", "fabric", "traffic", "run",
-            "algos", "seeds", "quick", "queue_ports", "events", "cc", "guest", "crp")
+            "algos", "seeds", "quick", "queue_ports", "events", "cc", "guest", "crp", "regime",
+            "claims")
+# Seeds of a run: the experiment's "seeds" is the full run's (default
+# SEEDS_FULL); --quick runs SEEDS_QUICK.
+SEEDS_FULL, SEEDS_QUICK = 10, 3
+# Source ports of the TCP flows (the ECMP hash's input): drawn per seed
+SPORT_LO, SPORT_HI = 20000, 60000
 RUN_DEFAULTS = {"end_s": 20.0, "bin_ms": 5.0, "cwnd_ms": 2.0, "cwnd_flows": 4,
                 "sample_us": 20.0, "lead_ms": 300.0}
 
@@ -201,13 +207,33 @@ def resolve(exp, quick=False, where="experiment", guest=False):
     algos = exp["algos"]
     if not isinstance(algos, dict) or not any(algos.values()):
         raise ConfigError("%s: algos: want {\"host\": [...], \"guest\": [...]}" % where)
-    seeds = exp.get("seeds", 1)
+    seeds = exp.get("seeds", SEEDS_FULL)
     if not isinstance(seeds, int) or seeds < 1:
         raise ConfigError("%s: seeds: want an integer >= 1" % where)
-    for ev in exp.get("events", []):
+    if exp.get("regime") is not None:
+        from . import regime
+        exp["regime"] = regime.validate(exp["regime"], "%s: regime" % where)
+    if exp.get("claims") is not None:
+        from . import claims
+        claims.validate(exp["claims"], "%s: claims" % where)
+    for ev in exp.get("events") or []:
         if not {"t_s", "port", "fault"} <= set(ev):
             raise ConfigError("%s: events: want {\"t_s\", \"port\", \"fault\"}" % where)
     return exp
+
+
+def source_ports(exp, case, seed, flows):
+    """A distinct source port per flow of a host, drawn from the seed: the
+    same seed gives every algorithm the same ports (and so, with the
+    fabric's hash seed, the same ECMP paths)."""
+    rng = random.Random("sport %s %s %d" % (exp["name"], case, seed))
+    by = {}
+    for f in flows:
+        by.setdefault(f["src"], []).append(f)
+    for h, fs in sorted(by.items()):
+        for f, p in zip(fs, rng.sample(range(SPORT_LO, SPORT_HI), len(fs))):
+            f["sport"] = p
+    return flows
 
 
 def case_traffic(exp, case):
@@ -222,7 +248,9 @@ def host_sort(hosts):
 
 def flows(exp, case, hosts, seed):
     """The flows of one run: [{"id", "src", "dst", "size", "start_s",
-    "stop_s"}].  hosts: {name: {"leaf": leaf}}; deterministic per seed."""
+    "stop_s", "sport"}].  hosts: {name: {"leaf": leaf}}; deterministic per
+    seed: every random choice (start jitter, permutations, sizes, arrival
+    times, source ports) is drawn from generators seeded by it."""
     t = case_traffic(exp, case)
     rng = random.Random(seed * 7919 + sum(map(ord, exp["name"] + case)))
     names = host_sort(hosts)
@@ -290,7 +318,7 @@ def flows(exp, case, hosts, seed):
         nh = int(t["senders"])
         for src in rng.sample(others, nh):
             add(src, hot, 0, t_hot, dur, "hotspot")
-    return out
+    return source_ports(exp, case, seed, out)
 
 
 def permutation(names, hosts, rng, cross_leaf):

@@ -7,8 +7,17 @@ One process holds every socket of a run: a socket belongs to the network
 namespace it was created in, so the driver enters each host's namespace
 (setns) only to create its sockets and runs all of them from one event
 loop.  One clock and one process: starts are synchronised to within the
-loop's latency, flow completion times are taken at the receivers, no
-per-host process has to start in time.
+loop's latency, no per-host process has to start in time.
+
+Flow completion time, the same definition as the transport's and the UEC
+simulator's: from the flow's start (its first byte handed to the socket)
+to the moment the sender learns that its last byte was acknowledged.
+Every connection is set up before time 0 (the handshake is not part of a
+flow, as the transport has none), and the kernel stamps the
+acknowledgment of the last byte (SO_TIMESTAMPING, TX_ACK with OPT_ID) on
+the sender's error queue.  Where the kernel gives no stamp the time the
+receiver read the last byte is taken instead, and the flow says so
+("fct_at": "receiver").
 
 PLAN (JSON):
   t0_mono_ns      CLOCK_MONOTONIC time of the plan's time 0
@@ -46,6 +55,15 @@ TCPI_OPT_ECN = 8
 TI_OPTIONS, TI_RTT, TI_CWND, TI_TOTAL_RETRANS = 5, 68, 80, 100
 TI_LEN = 104
 CHUNK = 1 << 20
+# SO_TIMESTAMPING (TX_ACK, SOFTWARE, OPT_ID, OPT_TSONLY): a software stamp
+# when the last byte of each send() is acknowledged, keyed by byte offset,
+# without the payload
+SO_TIMESTAMPING = 37
+SCM_TIMESTAMPING = SO_TIMESTAMPING
+TS_FLAGS = (1 << 9) | (1 << 4) | (1 << 7) | (1 << 11)
+SOL_IP, IP_RECVERR = 0, 11
+SO_EE_ORIGIN_TIMESTAMPING = 4
+STAMP_WAIT_NS = 2 * 10**9
 
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -88,6 +106,29 @@ def tcp_info(sock):
             "retrans": struct.unpack_from("I", b, TI_TOTAL_RETRANS)[0]}
 
 
+def ack_stamps(sock):
+    """[(byte key, CLOCK_REALTIME ns)] of the TX_ACK stamps waiting on a
+    socket's error queue."""
+    out = []
+    while True:
+        try:
+            _, anc, _, _ = sock.recvmsg(0, 1024, socket.MSG_ERRQUEUE | socket.MSG_DONTWAIT)
+        except (BlockingIOError, InterruptedError):
+            return out
+        except OSError:
+            return out
+        ts, key = None, None
+        for level, typ, data in anc:
+            if level == socket.SOL_SOCKET and typ == SCM_TIMESTAMPING and len(data) >= 16:
+                sec, nsec = struct.unpack_from("qq", data, 0)
+                ts = sec * 10**9 + nsec
+            elif level == SOL_IP and typ == IP_RECVERR and len(data) >= 16:
+                if data[4] == SO_EE_ORIGIN_TIMESTAMPING:
+                    key = struct.unpack_from("I", data, 12)[0]
+        if ts is not None and key is not None:
+            out.append((key, ts))
+
+
 def mono_s(t0):
     return (time.monotonic_ns() - t0) / 1e9
 
@@ -118,11 +159,13 @@ def run(plan):
     for f in plan["flows"]:
         s = ns.socket(f["src_ns"])
         s.setsockopt(socket.IPPROTO_TCP, TCP_CONGESTION, cc)
-        s.bind((f["src_addr"], 0))
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind((f["src_addr"], f.get("sport") or 0))
         s.setblocking(False)
         st = {"id": f["id"], "size": f["size"], "start_s": f["start_s"],
               "stop_s": f.get("stop_s") or end_s, "sock": s, "sent": 0, "rx": 0,
-              "bins": {}, "fct_s": None, "connected": False, "started": False,
+              "bins": {}, "fct_s": None, "fct_tx_s": None, "connected": False,
+              "started": False,
               "done_sending": False, "info": None, "dst": f["dst_addr"]}
         by_peer[(f["src_addr"], s.getsockname()[1])] = st
         flows.append(st)
@@ -133,12 +176,42 @@ def run(plan):
     next_poll = 0
     conns = 0
 
+    def done(st):
+        if st["size"] == 0:
+            return st["done_sending"]
+        if st.get("error"):
+            return True
+        if st.get("stamped") and st["fct_s"] is not None and st["fct_tx_s"] is None:
+            # the acknowledgment's stamp follows the last byte's arrival by
+            # about half a base RTT; a kernel that gives none ends the wait
+            return time.monotonic_ns() - st["rx_done_ns"] > STAMP_WAIT_NS
+        return st["fct_s"] is not None
+
     def finish_sender(st):
         st["done_sending"] = True
         try:
             sel.unregister(st["sock"])
         except (KeyError, ValueError):
             pass
+
+    # every connection before time 0: a flow starts with its first byte
+    rt_off = time.time_ns() - time.monotonic_ns()
+    for st in flows:
+        st["sock"].connect_ex((st["dst"], port))
+        sel.register(st["sock"], selectors.EVENT_WRITE, ("conn", st))
+
+    def connected(st):
+        """The handshake completed (or failed): stamps on, wait for the start."""
+        err = st["sock"].getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+        if err:
+            st["error"] = os.strerror(err)
+            return
+        st["connected"] = True
+        try:
+            st["sock"].setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPING, TS_FLAGS)
+            st["stamped"] = True
+        except OSError:
+            st["stamped"] = False
 
     t_first = None
     while True:
@@ -150,8 +223,13 @@ def run(plan):
             st = pending.pop(0)
             st["started"] = True
             st["t_start_ns"] = now
-            st["sock"].connect_ex((st["dst"], port))
-            sel.register(st["sock"], selectors.EVENT_WRITE, ("send", st))
+            if st.get("error"):
+                finish_sender(st)
+                continue
+            try:
+                sel.modify(st["sock"], selectors.EVENT_WRITE, ("send", st))
+            except (KeyError, ValueError):
+                sel.register(st["sock"], selectors.EVENT_WRITE, ("send", st))
         while events and events[0]["t_s"] <= t:
             ev = events.pop(0)
             procs.append(subprocess.Popen(ev["argv"], stdout=subprocess.DEVNULL,
@@ -168,8 +246,7 @@ def run(plan):
         for st in flows:
             if st["started"] and not st["done_sending"] and t >= st["stop_s"]:
                 finish_sender(st)
-        if t >= end_s or all(st["fct_s"] is not None or
-                             (st["size"] == 0 and st["done_sending"]) for st in flows):
+        if t >= end_s or all(done(st) for st in flows):
             break
         deadline = min([end_s] + [x["start_s"] for x in pending[:1]]
                        + [e["t_s"] for e in events[:1]])
@@ -178,6 +255,26 @@ def run(plan):
             timeout = min(timeout, max(0.0, (next_poll - now) / 1e9))
         for key, mask in sel.select(timeout):
             kind, st = key.data
+            if kind == "conn":
+                if not st["connected"] and not st.get("error"):
+                    connected(st)
+                if not st["started"]:
+                    # nothing to do until the start: no events
+                    try:
+                        sel.unregister(st["sock"])
+                    except (KeyError, ValueError):
+                        pass
+                continue
+            if kind == "ack":
+                for k, ts in ack_stamps(st["sock"]):
+                    if k >= st["size"] - 1 and st["fct_tx_s"] is None:
+                        st["fct_tx_s"] = (ts - rt_off - st["t_start_ns"]) / 1e9
+                if st["fct_tx_s"] is not None:
+                    try:
+                        sel.unregister(st["sock"])
+                    except (KeyError, ValueError):
+                        pass
+                continue
             if kind == "listen":
                 try:
                     c, peer = key.fileobj.accept()
@@ -206,15 +303,14 @@ def run(plan):
                 st["bins"][b] = st["bins"].get(b, 0) + n
                 if st["size"] and st["fct_s"] is None and st["rx"] >= st["size"]:
                     st["fct_s"] = (now - st["t_start_ns"]) / 1e9
+                    st["rx_done_ns"] = now
                     st["info"] = tcp_info(st["sock"])
             elif kind == "send":
                 if not st["connected"]:
-                    err = st["sock"].getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
-                    if err:
-                        st["error"] = os.strerror(err)
+                    connected(st)
+                    if st.get("error"):
                         finish_sender(st)
                         continue
-                    st["connected"] = True
                 left = st["size"] - st["sent"] if st["size"] else CHUNK
                 try:
                     n = st["sock"].send(zeros[:min(left, CHUNK)])
@@ -227,15 +323,31 @@ def run(plan):
                 st["sent"] += n
                 if st["size"] and st["sent"] >= st["size"]:
                     finish_sender(st)
+                    if st.get("stamped"):
+                        # the last byte's acknowledgment, on the error queue
+                        sel.register(st["sock"], selectors.EVENT_READ, ("ack", st))
     t_end = mono_s(t0)
     out = []
     for st in flows:
         info = st["info"] or tcp_info(st["sock"]) or {}
+        # the sender's view where the kernel stamped it, else the receiver's
+        fct, at = st["fct_s"], "receiver"
+        if st["size"] and st.get("stamped") and st["fct_tx_s"] is not None:
+            fct, at = st["fct_tx_s"], "sender-ack"
+        elif st["size"] and st.get("stamped"):
+            fct = None
         out.append({"id": st["id"], "size": st["size"], "start_s": st["start_s"],
-                    "fct_s": st["fct_s"], "rx": st["rx"], "sent": st["sent"],
+                    "t_start_s": ((st["t_start_ns"] - t0) / 1e9 if st["started"] else None),
+                    "fct_s": fct, "fct_rx_s": st["fct_s"], "fct_at": at,
+                    "rx": st["rx"], "sent": st["sent"],
                     "retrans": info.get("retrans"), "ecn": info.get("ecn"),
                     "error": st.get("error"),
                     "bins": sorted(st["bins"].items())})
+        # a reset, not TIME_WAIT: the next run may bind the same source port
+        try:
+            st["sock"].setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        except OSError:
+            pass
         st["sock"].close()
     for p in procs:
         try:

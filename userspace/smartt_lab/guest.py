@@ -78,16 +78,16 @@ def vm_command(rel, out, moddir, run_argv, timeout_s, timewarp, environ=None):
 
 def guest_argv(argv, out):
     """The run's own arguments for the guest: --out absolute (the guest sees
-    the same path, shared read-write)."""
+    the same path, shared read-write); --htsim is the host's."""
     res, skip = [], False
     for i, x in enumerate(argv):
         if skip:
             skip = False
             continue
-        if x == "--out":
+        if x in ("--out", "--htsim"):
             skip = True
             continue
-        if x.startswith("--out="):
+        if x.startswith("--out=") or x.startswith("--htsim="):
             continue
         res.append(x)
     return res + ["--out", out]

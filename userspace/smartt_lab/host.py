@@ -27,19 +27,26 @@ HOST_ALIASES = {"smartt": "bpf_smartt", "strack": "bpf_strack", "dctcp": "bpf_dc
 BPF_CCS = ("bpf_smartt", "bpf_strack", "bpf_dctcp")
 PROFILES = ("smartt", "smartt-2024", "nscc")
 # The configuration each run of a smartt congestion control gets: the port's
-# rate, and a target queueing delay of Kmin at the port rate (the papers'
-# targets of about 12 us are below the scheduling noise of veth on a shared
-# host, which a delay-based rule reads as queueing).  Experiments may
-# override any of it ("cc" in the file); {name} fields are filled in.
+# rate, the fabric's base RTT as the network RTT, and whether the flow sees
+# trims.  Every profile then sets its own target from these (nscc: 0.75 x
+# the network RTT with trimming, 1.0 x without; smartt and smartt-2024:
+# 1.5 x the base RTT; Documentation/cc-smartt.rst): the lab overrides no
+# target.  TCP's packets are never trimmed (only the transport's DSCPs
+# are), so TCP runs have trimming=0 whatever the fabric does.  Experiments
+# may override any of it ("cc" in the file); {name} fields are filled in.
 CC_DEFAULTS = {
     "tcp_link_mbps": "{rate_mbps}",
     "tcp_base_rtt_us": "0",
     "tcp_mss": "{mss}",
     "tcp_start": "0",
-    "tcp_network_rtt_us": "{kmin_us}",
-    "tcp_smartt_knobs": "trtt_abs=1 target_qdelay={kmin_ns}",
+    "tcp_network_rtt_us": "{base_rtt_us}",
+    "tcp_smartt_knobs": "trimming=0",
     "tcp_strack_knobs": "",
 }
+# The lab's earlier configuration (--regime legacy): a target queueing
+# delay of Kmin at the port rate, over every profile's own.
+CC_LEGACY = dict(CC_DEFAULTS, tcp_network_rtt_us="{kmin_us}",
+                 tcp_smartt_knobs="trtt_abs=1 target_qdelay={kmin_ns}")
 
 
 class LabError(Exception):
@@ -97,6 +104,39 @@ def parse_algo(spec, where):
 
 def algo_label(name, profile):
     return "%s:%s" % (name, profile) if profile else name
+
+
+def delay_available():
+    """Can the fabric delay packets here: with sch_fq (its EDT backend), or
+    with its delay line (the htb+delayline backend: build/userspace/
+    smartt-delay, iptables and the kernel's NFQUEUE target)?  Probed on a
+    veth pair in a namespace of its own; "fq", "htb+delayline" or None."""
+    ns = "sf-lab-probe%d" % os.getpid()
+    if run(["ip", "netns", "add", ns], check=False, timeout=30).returncode:
+        return None
+    try:
+        run(["ip", "-n", ns, "link", "add", "p0", "type", "veth", "peer", "name", "p1"],
+            timeout=30)
+        r = run(["ip", "netns", "exec", ns, "tc", "qdisc", "replace", "dev", "p0", "root",
+                 "fq"], check=False, timeout=30)
+        if r.returncode == 0:
+            return "fq"
+        if not os.access(tool("SMARTT_DELAY", "build", "userspace", "smartt-delay"), os.X_OK):
+            return None
+        for t in ("iptables-legacy-restore", "ip6tables-legacy-restore"):
+            r = run(["ip", "netns", "exec", ns, t], input="*raw\n-A PREROUTING -i p1 -j "
+                    "NFQUEUE --queue-num 1\nCOMMIT\n", check=False, timeout=30)
+            if r.returncode:
+                r = run(["ip", "netns", "exec", ns, t.replace("-legacy", "")],
+                        input="*raw\n-A PREROUTING -i p1 -j NFQUEUE --queue-num 1\n"
+                        "COMMIT\n", check=False, timeout=30)
+            if r.returncode:
+                return None
+        return "htb+delayline"
+    except LabError:
+        return None
+    finally:
+        run(["ip", "netns", "del", ns], check=False, timeout=30)
 
 
 def kernel_series():
@@ -258,6 +298,22 @@ class HostLab:
         self.cc.configure(vals)
         return vals
 
+    def set_hash_seed(self, seed):
+        """The switches' ECMP hash seed from the run's seed, where the
+        kernel has one (net.ipv4.fib_multipath_hash_seed); None otherwise."""
+        if not int(self.exp["fabric"].get("spines", 0)):
+            return None
+        v = (seed * 2654435761) & 0xffffffff
+        done = None
+        hosts = {v["ns"] for v in self.hosts.values()}
+        for ns in [n for n in self.state.get("namespaces") or [] if n not in hosts]:
+            r = run(["ip", "netns", "exec", ns, "sysctl", "-qw",
+                     "net.ipv4.fib_multipath_hash_seed=%d" % v], check=False, timeout=30)
+            if r.returncode:
+                return None
+            done = v
+        return done
+
     def teardown(self):
         errs = self.cc.restore()
         if self.fabric_up:
@@ -279,8 +335,9 @@ class HostLab:
         fill = {"rate_mbps": d["rate_bps"] // 10**6, "mss": d["mss"],
                 "kmin_ns": d["kmin_ns"], "kmin_us": max(1, d["kmin_ns"] // 1000),
                 "base_rtt_us": max(1, self.state["base_rtt_ns"] // 1000)}
-        vals = dict(CC_DEFAULTS)
-        vals.update(self.exp.get("cc", {}))
+        legacy = (self.exp.get("regime_used") or {}).get("name") == "legacy"
+        vals = dict(CC_LEGACY if legacy else CC_DEFAULTS)
+        vals.update(self.exp.get("cc") or {})
         vals = {k: str(v).format(**fill) for k, v in vals.items()}
         vals["tcp_smartt_profile"] = profile or "smartt"
         return vals
@@ -306,6 +363,7 @@ class HostLab:
         r = self.exp["run"]
         lead = r["lead_ms"] / 1000.0
         run([self.fab, "--name", self.name, "reset"], timeout=self.cmd_timeout, tries=3)
+        self.hash_seed = self.set_hash_seed(seed)
         # clear faults a previous run's events left
         if self.exp.get("events"):
             for ev in self.exp["events"]:
@@ -318,7 +376,8 @@ class HostLab:
                                    stdout=qf, stderr=subprocess.PIPE, text=True)
         try:
             t0 = time.monotonic_ns() + int(lead * 1e9)
-            plan = {"t0_mono_ns": t0, "cc": name, "port": PORT, "bin_ms": r["bin_ms"],
+            plan = {"t0_mono_ns": t0, "seed": seed, "cc": name, "port": PORT,
+                    "bin_ms": r["bin_ms"],
                     "cwnd_ms": r["cwnd_ms"],
                     "cwnd_flows": [f["id"] for f in fl[:int(r["cwnd_flows"])]],
                     "end_s": r["end_s"],
@@ -326,6 +385,7 @@ class HostLab:
                                   for h in sorted({f["dst"] for f in fl})],
                     "flows": [{"id": f["id"], "src_ns": self.hosts[f["src"]]["ns"],
                                "src_addr": self.hosts[f["src"]]["ipv4"],
+                               "sport": f.get("sport"),
                                "dst_addr": self.hosts[f["dst"]]["ipv4"], "size": f["size"],
                                "start_s": f["start_s"], "stop_s": f["stop_s"]} for f in fl],
                     "events": [{"t_s": ev["t_s"],
@@ -362,6 +422,11 @@ class HostLab:
                                timeout=self.cmd_timeout, tries=3).stdout)
         with open(os.path.join(rdir, "ports.json"), "w") as f:
             json.dump(stats["ports"], f)
+        if stats.get("delayline"):
+            # the delay line's counters and lateness since the fabric came
+            # up (Documentation/fabric.rst, "The delay line")
+            with open(os.path.join(rdir, "delayline.json"), "w") as f:
+                json.dump(stats["delayline"], f)
         lost = 0
         for line in (serr or "").splitlines():
             if line.startswith("# samples"):
@@ -369,6 +434,7 @@ class HostLab:
         queue = read_queue(qpath, t0, self.ifname)
         return {"flows": fl, "driver": res, "ports": stats["ports"], "queue": queue,
                 "samples_lost": lost, "t0": t0, "cc": name, "profile": profile,
+                "delayline": stats.get("delayline"),
                 "cc_config": cc_config}
 
 

@@ -138,6 +138,51 @@ def queue_stats(samples):
     return {"peak": max(qs) if qs else None, "p99": percentile(qs, 99)}
 
 
+def queue_over_time(samples, interval_s, rate_bps, t_from, t_to):
+    """The queue of one port on a regular grid of interval_s from t_from to
+    t_to: [(t, bytes)], one value per window.
+
+    samples: [(window start, bytes)], the port program's windows in which
+    packets arrived (the largest occupancy an arrival saw).  A window
+    without a sample had no arrival: the queue only drained, by rate_bps
+    since the last window's value (the virtual queue drains at the link
+    rate), down to 0.  Before the first sample the queue is 0."""
+    if interval_s <= 0 or t_to <= t_from:
+        return []
+    by = {}
+    for t, q in samples:
+        by[int(math.floor(t / interval_s + 1e-9))] = q
+    first, last = int(math.floor(t_from / interval_s + 1e-9)), int(math.ceil(t_to / interval_s - 1e-9))
+    keys = sorted(k for k in by if k < first)
+    q = 0.0
+    qk = None
+    if keys:
+        qk = keys[-1]
+        q = by[qk]
+    out = []
+    drain = rate_bps / 8.0 * interval_s
+    for i in range(first, last):
+        if i in by:
+            q, qk = float(by[i]), i
+            v = q
+        elif qk is None:
+            v = 0.0
+        else:
+            v = max(0.0, q - drain * (i - qk))
+        out.append((i * interval_s, v))
+    return out
+
+
+def queue_time_stats(grid):
+    """{mean, p99, peak} over time of queue_over_time()'s grid: the time
+    average (every window weighs its length), the 99th percentile of the
+    windows, the largest; None without windows."""
+    qs = [v for _, v in grid]
+    if not qs:
+        return {"mean": None, "p99": None, "peak": None}
+    return {"mean": sum(qs) / len(qs), "p99": percentile(qs, 99), "peak": max(qs)}
+
+
 def slowdown_buckets(flows, edges):
     """FCT slowdown (fct / ideal) by size bucket.  flows: [(size, fct,
     ideal)]; edges: ascending upper bounds (bytes) of the buckets, the last

@@ -8,7 +8,7 @@ import os
 COLUMNS = ["experiment", "where", "mode", "kernel", "algo", "seed", "metric", "value", "case"]
 # The side-by-side table: (metric, heading, format)
 TABLE = [("fct_max_over_ideal", "maxFCT/ideal", "%.2f"), ("fct_p99_ms", "p99 FCT ms", "%.1f"),
-         ("queue_peak_bytes", "peak queue B", "%.0f"), ("queue_p99_bytes", "p99 queue B", "%.0f"),
+         ("queue_mean_bdp", "mean q/BDP", "%.2f"), ("queue_p99_bytes", "p99 queue B", "%.0f"),
          ("retrans", "retrans", "%.0f"), ("drops", "drops", "%.0f"),
          ("ecn_marks", "CE marks", "%.0f"), ("jain", "jain", "%.3f"),
          ("goodput_mbps", "Mbit/s", "%.0f")]
@@ -159,29 +159,31 @@ def plot_run(run_dir, title, series, exp):
 
 
 def plot_experiment(out, rows, runs):
-    """Comparison PNGs across algorithms: FCT CDFs and queue over time."""
+    """Comparison PNGs across algorithms: box plots across seeds, FCT CDFs
+    over every seed, the queue over time of one seed."""
     plt = pyplot()
-    made = []
+    made = plot_boxes(out, rows)
     by_case = {}
     for r in runs:
         by_case.setdefault(r["case"], []).append(r)
     for case, rs in by_case.items():
         fig, ax = plt.subplots(figsize=(7, 3.4))
         any_ = False
+        by_algo = {}
         for r in rs:
-            if r["seed"] != rs[0]["seed"]:
-                continue
-            fcts = sorted(f["fct_s"] * 1000 for f in r.get("fcts", []) if f["fct_s"] is not None)
+            by_algo.setdefault(r["algo"], []).extend(
+                f["fct_s"] * 1000 for f in r.get("fcts", []) if f["fct_s"] is not None)
+        for algo, fcts in by_algo.items():
+            fcts = sorted(fcts)
             if fcts:
                 any_ = True
                 ax.step(fcts, [(i + 1) / len(fcts) for i in range(len(fcts))], where="post",
-                        label=r["algo"], lw=1)
+                        label=algo, lw=1)
         if any_:
             ax.set_xlabel("flow completion time (ms)")
             ax.set_ylabel("CDF")
             ax.legend(fontsize=7)
-            ax.set_title("%s %s: FCT CDF (seed %s)" % (r["experiment"], case, rs[0]["seed"]),
-                         fontsize=9)
+            ax.set_title("%s %s: FCT CDF, every seed" % (rs[0]["experiment"], case), fontsize=9)
             made.append(save(fig, out, "fct_cdf_%s.png" % case))
         fig, ax = plt.subplots(figsize=(7, 3.4))
         any_ = False
@@ -221,6 +223,7 @@ def write_html(out, meta, rows, runs, pngs):
              "</style></head><body>" % e(meta["experiment"])]
     parts.append("<h1>smartt-lab: %s</h1><p>%s</p>" % (e(meta["experiment"]),
                                                       e(meta.get("title", ""))))
+    parts.append(claims_html(meta.get("claims") or []))
     parts.append("<h2>Command</h2><pre>%s</pre>" % e(meta["command"]))
     parts.append("<h2>Machine and versions</h2><pre>%s</pre>"
                  % e(json.dumps(meta["machine"], indent=1)))
@@ -235,15 +238,15 @@ def write_html(out, meta, rows, runs, pngs):
         parts.append("<h2>Warnings</h2><pre>%s</pre>" % e("\n".join(meta["warnings"])))
     if meta.get("errors"):
         parts.append("<h2>Runs that failed</h2><pre>%s</pre>" % e("\n".join(meta["errors"])))
-    parts.append("<h2>Summary (over seeds: one value when they agree, else min~max)</h2><pre>%s</pre>" % e(agg_table))
-    rk = ranking(rows)
-    if rk:
-        parts.append("<h2>Where smartt stands</h2><pre>%s</pre>" % e("\n".join(rk)))
-    ratios = ratio_lines(rows)
-    if ratios:
-        parts.append("<h2>Ratios to dctcp and cubic</h2><pre>%s</pre>" % e("\n".join(ratios)))
+    parts.append("<h2>Summary (over seeds: one value when they agree, else min~max)</h2>"
+                 "<pre>%s</pre>" % e(agg_table))
+    if meta.get("regime"):
+        parts.append("<h2>Regime</h2><pre>%s</pre>" % e(json.dumps(meta["regime"], indent=1)))
+    parts.append("<p>Per-seed ratios to DCTCP and cubic with their confidence intervals: "
+                 "<a href='ratios.csv'>ratios.csv</a>.</p>")
     for p in pngs:
         parts.append("<p><img src='%s'></p>" % e(os.path.relpath(p, out)))
+    parts.append("<details><summary>Every run (%d)</summary>" % len(runs))
     for r in runs:
         parts.append("<div class='run'><h3 id='%s'>%s %s %s seed %s</h3>"
                      % (e(r["dir"]), e(r["case"]), e(r["algo"]), e(r["mode"]), r["seed"]))
@@ -256,9 +259,67 @@ def write_html(out, meta, rows, runs, pngs):
         for p in r.get("pngs", []):
             parts.append("<img src='%s'>" % e(os.path.relpath(p, out)))
         parts.append("<p>raw files: <a href='%s/'>%s/</a></p></div>" % (e(r["dir"]), e(r["dir"])))
-    parts.append("</body></html>")
+    parts.append("</details></body></html>")
     with open(os.path.join(out, "report.html"), "w") as f:
         f.write("\n".join(parts))
+
+
+def claims_html(cl):
+    """Page one: the claims table (claims.csv's rows)."""
+    e = html.escape
+    if not cl:
+        return "<h2>Claims</h2><p>No claim of the papers was tested by this run's algorithms.</p>"
+    cols = ("claim", "paper", "statement", "algo", "baseline", "paper_value", "htsim_value",
+            "lab_ratio_median", "lab_ci_low", "lab_ci_high", "verdict")
+    colour = {"reproduced": "#d7f5d7", "not reproduced": "#f8d7d7", "inconclusive": "#eee"}
+    out = ["<h2>Claims</h2><p>The verdict comes from the 95 %% confidence interval of the "
+           "per-seed ratios against the claim's bound, never from the median; fewer than 3 "
+           "seeds are inconclusive.</p><table><tr>%s</tr>"
+           % "".join("<th>%s</th>" % c for c in cols)]
+    for c in cl:
+        cells = []
+        for k in cols:
+            v = c.get(k)
+            v = "%.3f" % v if isinstance(v, float) else ("" if v is None else str(v))
+            style = " style='background:%s'" % colour.get(v, "") if k == "verdict" else ""
+            cells.append("<td%s>%s</td>" % (style, e(v)))
+        out.append("<tr>%s</tr>" % "".join(cells))
+    out.append("</table>")
+    return "\n".join(out)
+
+
+# The box plots' metrics: (metric, label)
+BOXES = (("fct_max_over_ideal", "max FCT / ideal"), ("queue_mean_bdp", "mean queue / BDP"),
+         ("queue_p99_bdp", "p99 queue / BDP"), ("retrans", "retransmissions"),
+         ("goodput_after_mbps", "goodput after the faults, Mbit/s"), ("jain", "Jain's index"))
+
+
+def plot_boxes(out, rows):
+    """Per case and headline metric, one box per algorithm across seeds."""
+    plt = pyplot()
+    agg = aggregate(rows)
+    made = []
+    cases = []
+    for (ex, c, a) in agg:
+        if (ex, c) not in cases:
+            cases.append((ex, c))
+    for ex, c in cases:
+        for metric, label in BOXES:
+            data = [(a, m[metric]) for (e2, c2, a), m in agg.items()
+                    if (e2, c2) == (ex, c) and m.get(metric)]
+            if not data:
+                continue
+            fig, ax = plt.subplots(figsize=(7, 3.2))
+            ax.boxplot([v for _, v in data], showmeans=False)
+            ax.set_xticks(range(1, len(data) + 1))
+            ax.set_xticklabels([a for a, _ in data], rotation=30, ha="right", fontsize=7)
+            ax.set_ylabel(label)
+            ax.set_title("%s %s: %s across seeds (n = %s)" % (
+                ex, c, label, "/".join(str(len(v)) for _, v in data)), fontsize=9)
+            made.append(save(fig, out, "box_%s_%s.png" % (c.replace("+", "_").replace("@", "_"),
+                                                          metric)))
+    plt.close("all")
+    return made
 
 
 def ratio_lines(rows):

@@ -107,7 +107,7 @@ class GuestSizes(unittest.TestCase):
         self.assertEqual(config.parse_size(e["traffic"]["size"]), 256 * 1024)
         e = config.load(INCAST, False, guest=True)
         self.assertEqual(e["case_names"], ["n4", "n8", "n16"])
-        self.assertEqual(e["seeds"], 1)
+        self.assertEqual(e["seeds"], 5)     # guests: at least 5 seeds
         # the host's sizes are untouched
         e = config.load(INCAST, True)
         self.assertEqual(e["case_names"], ["n8", "n16"])

@@ -142,3 +142,12 @@ class Output(unittest.TestCase):
         self.assertGreater(m["goodput_mbps"], 0)
         self.assertGreater(m["path_buckets_used"], 1)
         self.assertAlmostEqual(m["fct_max_ms"], max(f["fct_s"] for f in flows) * 1000)
+        # a fabric without the delay line: no delay_late_* metrics
+        self.assertNotIn("delay_late_p99_us", m)
+        # with it: its lateness of the run (the statistics of status --json)
+        res["delayline"] = {"released": 400, "late_over_tenth": 10, "late_p50_ns": 2000,
+                            "late_p99_ns": 150000, "late_max_ns": 900000, "running": True}
+        m = analysis.analyse(exp, "all", res, 0.0075)["metrics"]
+        self.assertEqual((m["delay_late_p50_us"], m["delay_late_p99_us"],
+                          m["delay_late_max_us"]), (2.0, 150.0, 900.0))
+        self.assertAlmostEqual(m["delay_late_share"], 0.025)
