@@ -3,15 +3,15 @@
 #
 # smartt-fabric's delay line (the htb+delayline backend, for kernels without
 # sch_fq): the round-trip time between two hosts grows by the configured
-# propagation delay, four link traversals of it plus the serialisation of
-# the probes, within SF_DELAY_TOL_PCT (default 10) percent or 100 us,
+# propagation delay, four link traversals of it, within SF_DELAY_TOL_PCT
+# (default 10) percent or 100 us,
 # whichever is larger; 'set delay=' changes it on the running fabric; TCP
 # runs through it; nothing is lost or left behind by 'down'.
 #
 # The RTT is the median of SF_DELAY_PROBES (default 200) UDP echoes of 32
-# bytes, one at a time, from h0 to h1; the same probes on the same fabric
-# without a delay (the htb backend) give the time the hosts' stacks and the
-# probe tool take, which is subtracted.
+# bytes, one at a time, from h0 to h1; the same probes right before with
+# every link's delay at 0 give the time the hosts' stacks, the delay line
+# and the probe tool take, which is subtracted.
 #
 # Knobs: SF_DELAY (default 500us), SF_DELAY_PROBES, SF_DELAY_TOL_PCT.
 source "$(dirname "$0")/lib.sh"
@@ -62,15 +62,9 @@ rtt_ns() {
 	echo "$out"
 }
 
-# The probes' own serialisation, by the fabric's formula: per hop, a frame
-# of 32 bytes of UDP payload over IPv4 forward and back.
-frame=$((14 + 20 + 8 + 32))
-bps=400000000
-ser_ns=$((2 * 2 * frame * 8 * 1000000000 / bps))
-
 fabric_up --hosts 2 --rate "$RATE" --backend htb --delay 0
 base=$(rtt_ns)
-echo "# without a delay (htb): median RTT $base ns"
+echo "# without a delay (htb, no delay line): median RTT $base ns"
 sf down >/dev/null
 [[ $base =~ ^[0-9]+$ ]] || { ktap_result FAIL "probes without a delay: $base"; ktap_exit; }
 
@@ -90,18 +84,32 @@ check "status: the delay line runs" \
 pid=$(json_get "$__sf_tmp/st.json" 'd["delayline"]["pid"]')
 sf status | grep '^delay line' | sed 's/^/# /'
 
-got=$(rtt_ns)
-want=$((4 * delay_ns + ser_ns))
-echo "# delay $DELAY: median RTT $got ns, minus $base without a delay = $((got - base)) ns; configured $want ns"
-check "RTT grows by 4 x $DELAY + serialisation ($want ns) within ${TOL}% or 100 us: $((got - base)) ns" \
-	within_tol "$((got - base))" "$want"
+# added_ok NS: on this fabric, the probes' median RTT with every link's
+# delay at NS minus the median right before with the delay at 0 (the
+# delay line still serves the links, so its own cost and the probes'
+# serialisation cancel) is 4 x NS within the tolerance.  The pair is
+# measured again, up to 3 times in all, when it is outside: a host busy
+# with other work delays the probe tool's processes for a moment, which a
+# wrong delay does in every try.
+added_ok() {
+	local try zero got
+	for try in 1 2 3; do
+		[ "$try" = 1 ] || sleep 2
+		sf set all delay=0 >/dev/null
+		zero=$(rtt_ns)
+		sf set all delay="${1}ns" >/dev/null
+		got=$(rtt_ns)
+		echo "delay ${1} ns, try $try: median RTT $got ns, $zero ns with the delay at 0:" \
+			"added $((got - zero)) ns, configured $((4 * $1)) ns" >>"$__sf_tmp/added.txt"
+		within_tol "$((got - zero))" "$((4 * $1))" && return 0
+	done
+	return 1
+}
 
-sf set all delay=1ms >/dev/null
-got=$(rtt_ns)
-want=$((4 * 1000000 + ser_ns))
-echo "# set delay=1ms: median RTT $got ns, minus $base = $((got - base)) ns; configured $want ns"
-check "set all delay=1ms: RTT grows by $want ns within ${TOL}% or 100 us: $((got - base)) ns" \
-	within_tol "$((got - base))" "$want"
+check "RTT grows by 4 x $DELAY within ${TOL}% or 100 us" added_ok "$delay_ns"
+sed 's/^/# /' "$__sf_tmp/added.txt" && rm -f "$__sf_tmp/added.txt"
+check "set all delay=1ms: RTT grows by 4 ms within ${TOL}% or 100 us" added_ok 1000000
+sed 's/^/# /' "$__sf_tmp/added.txt" && rm -f "$__sf_tmp/added.txt"
 sf set all delay="$DELAY" >/dev/null
 
 # TCP through the delay line: a 3 s cubic flow, the delay line's CPU time
