@@ -29,7 +29,8 @@
  *	rather than overflow the hosts' backlog queues (a guest under TCG
  *	drops a flood there, before any protocol sees it).  With
  *	$SMARTT_ATTACK_UNTIL set, sending stops early once that file is gone
- *	(COUNT is then a maximum).
+ *	(COUNT is then a maximum); with $SMARTT_ATTACK_MARK=FILE:N, FILE is
+ *	created once N packets were sent.
  */
 #include <arpa/inet.h>
 #include <endian.h>
@@ -154,6 +155,9 @@ int main(int argc, char **argv)
 	struct sockaddr_in *src = (struct sockaddr_in *)&ss, *dst = (struct sockaddr_in *)&ds;
 	unsigned char p[512];
 	const char *until = getenv("SMARTT_ATTACK_UNTIL");
+	const char *mark = getenv("SMARTT_ATTACK_MARK");
+	unsigned long mark_at = 0;
+	char mark_file[256] = "";
 	unsigned long count;
 	unsigned long sent = 0, replies = 0;
 	struct uet_flow f;
@@ -167,6 +171,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s syn|data|err|rsp|inv|probe SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]\n",
 			argv[0]);
 		return 2;
+	}
+	if (mark && strchr(mark, ':') && strchr(mark, ':') - mark < (long)sizeof(mark_file)) {
+		memcpy(mark_file, mark, strchr(mark, ':') - mark);
+		mark_at = strtoul(strchr(mark, ':') + 1, NULL, 0);
 	}
 	if (argc == 10) {
 		fix_dpdcid = (uint16_t)strtoul(argv[8], NULL, 0);
@@ -203,10 +211,16 @@ int main(int argc, char **argv)
 			fprintf(stderr, "unknown kind %s\n", argv[1]);
 			return 2;
 		}
-		if (send(fd, p, n, 0) == (ssize_t)n)
-			sent++;
-		else if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED)
+		if (send(fd, p, n, 0) == (ssize_t)n) {
+			if (++sent == mark_at && mark_file[0]) {
+				FILE *mf = fopen(mark_file, "w");
+
+				if (mf)
+					fclose(mf);
+			}
+		} else if (errno != ENOBUFS && errno != EAGAIN && errno != ECONNREFUSED) {
 			break;
+		}
 		if (i % 16 == 15)
 			usleep(1000);
 		while (recv(fd, p, sizeof(p), MSG_DONTWAIT) > 0)

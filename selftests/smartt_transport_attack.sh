@@ -22,7 +22,7 @@
 # random PSNs, errors (BAD_PID, CANCELLED, DROPPED; SPDCID 0 or the
 # PDC's), ACK_CC carrying "delivered" for random messages, NACK
 # INV_DPDCID, PROBEs.  Documentation/transport.rst, "Threat model".
-# kernels: 6.12
+# kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 
 require_root
@@ -71,8 +71,8 @@ pdc_ids() {
 
 # attack KIND FROM TO TARGET-NETNS COUNT COUNTER...: while a streams to b,
 # c sends forgeries of KIND with FROM's address to TO, with the PDC's ids,
-# from the PDC's establishment to the stream's end (COUNT at most, 100 at
-# least); every COUNTER of TARGET-NETNS must grow.
+# from the PDC's establishment to the stream's end (COUNT at most, 300 at
+# least: the stream waits for them); every COUNTER of TARGET-NETNS must grow.
 attack() {
 	local kind=$1 from=$2 to=$3 tns=$4 count=$5 out spid rpid apid rc=0 res n ids i ids_arg
 	local port=$((1700 + RANDOM % 100)) sport=$((1800 + RANDOM % 100))
@@ -102,10 +102,21 @@ attack() {
 	data|probe) ids_arg="${ids#* } ${ids% *}" ;;
 	*) ids_arg="${ids% *} ${ids#* }" ;;
 	esac
+	# a's stream held back (200 kbit/s) until 300 forgeries went, so that
+	# they meet the PDC however slowly this guest starts the attacker
+	ip netns exec "$a" tc qdisc change dev veth-a root tbf rate 200kbit burst 16k \
+		latency 5s
 	: >"$out/until"
-	ip netns exec "$c" env SMARTT_ATTACK_UNTIL="$out/until" "$atk" "$kind" "$from" "$to" \
+	ip netns exec "$c" env SMARTT_ATTACK_UNTIL="$out/until" \
+		SMARTT_ATTACK_MARK="$out/mark:300" "$atk" "$kind" "$from" "$to" \
 		"$count" "$RANDOM" "$sport" "$port" $ids_arg >"$out/atk" 2>&1 &
 	apid=$!
+	for i in $(seq 600); do
+		[ -e "$out/mark" ] && break
+		sleep 0.1
+	done
+	ip netns exec "$a" tc qdisc change dev veth-a root tbf rate 40mbit burst 16k \
+		latency 200ms
 	wait $spid || rc=1
 	rm -f "$out/until"
 	wait $apid || rc=1
@@ -116,7 +127,7 @@ attack() {
 	grep -qx ok "$out/send" || rc=1
 	grep -q "^ok 300 messages $total bytes$" "$out/recv" || rc=1
 	case $res in
-	"sent "*" replies 0") [ "$(awk '{ print $2 }' <<<"$res")" -ge 100 ] || rc=1 ;;
+	"sent "*" replies 0") [ "$(awk '{ print $2 }' <<<"$res")" -ge 300 ] || rc=1 ;;
 	*) rc=1 ;;
 	esac
 	for n in "$@"; do
