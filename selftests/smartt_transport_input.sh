@@ -109,7 +109,7 @@ group() {
 		"+$((drop1 - drop0)) rx_data +$((rx1 - rx0)) tx_packets +$((tx1 - tx0))" \
 		"peer lines $peers0 -> $peers1" | tee /dev/fd/3
 	[ "$sent" -eq $n ] && [ "$replies" -eq 0 ] && [ $((drop1 - drop0)) -eq $n ] &&
-		[ "$rx1" -eq "$rx0" ] && [ "$tx1" -eq "$tx0" ] && [ "$peers1" -eq "$peers0" ]
+		[ "$rx1" -eq "$rx0" ] && [ "$tx1" -eq "$tx0" ] && [ "$peers1" -le "$peers0" ]
 }
 
 check "DATA to the IPv4 subnet broadcast (bound port): dropped, no peer, no answer" \
@@ -286,7 +286,8 @@ other_job() {
 	knob "$b" transport_job_id 0
 	echo "job 5 at b, DATA of job 0: sent $sent replies $replies drop_job +$((d1 - d0))" \
 		"peer lines $p0 -> $p1" | tee /dev/fd/3
-	[ "$sent" -eq 5 ] && [ "$replies" -eq 0 ] && [ $((d1 - d0)) -eq 5 ] && [ "$p1" -eq "$p0" ]
+	# no peer made (an idle one may have been reclaimed meanwhile)
+	[ "$sent" -eq 5 ] && [ "$replies" -eq 0 ] && [ $((d1 - d0)) -eq 5 ] && [ "$p1" -le "$p0" ]
 }
 check "DATA of another job (transport_job_id): dropped, counted drop_job, no answer" other_job
 
