@@ -604,8 +604,9 @@ u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer)
  * @now: time, ns
  *
  * Sends a pending coalesced ACK whose time came (its service_time counts
- * the wait), and a probe whose time came, then re-arms the probe for a
- * retry %SMARTT_PROBE_RTTS base RTTs later.
+ * the wait), and a probe whose time came (or, with nothing in flight and
+ * only SES responses missing, the segments held for them), then re-arms
+ * the probe for a retry %SMARTT_PROBE_RTTS base RTTs later.
  */
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -634,6 +635,16 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 	    list_empty(&peer->tx_msgs) || !peer->tx_est)
 		return;
 	base = smartt_rel_base(sk, peer);
+	/*
+	 * Nothing in flight, only responses missing: the held segments are
+	 * sent again instead (smartt_rsp_query()), whose duplicates the
+	 * receiver answers with the outcomes it kept.
+	 */
+	if (!peer->in_flight && !peer->lost && smartt_rsp_query(sk, peer)) {
+		smartt_push(sk, peer);
+		r->probe_at = now + SMARTT_PROBE_RTTS * base;
+		return;
+	}
 	smartt_send_probe(sk, peer, now);
 	trace_smartt_probe(smartt_sk(sk)->port, peer->port, SMARTT_PROBE_V_SENT,
 			   peer->snd_una, peer->snd_nxt, 0, base, 0, 0);
