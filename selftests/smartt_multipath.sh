@@ -122,6 +122,7 @@ run() {
 	local lb=$1 fam=$2 dst=$3 phase=$4 cc=${5:-none} go=$tmp/go.$RANDOM rpid spid rc=0
 	local win=$WINDOW msgs=$MSGS size=$((SIZE * 2))
 	[ -n "$phase" ] || { win=$((WINDOW * 8)); msgs=$((MSGS / 2)); size=$SIZE; }
+	sf status --json >"$tmp/start.json"
 	local port=$((1000 + RANDOM % 1000))
 	rm -f "$tmp/a.json" "$tmp/b.json"
 	sf reset
@@ -200,9 +201,22 @@ measure() {
 	share "$victim" >"$tmp/share.$1-$2"
 	echo "# $1 $2: $victim share of the second half $(cat "$tmp/share.$1-$2")" >&3
 }
-# fed_loss: the last run's selector had loss feedback by the half
+# fed_loss: the last run's selector had loss feedback by the half, or
+# had sent nothing into the dead uplink by then (there was no loss to
+# feed back: a selector that recycles good entropies may never pick it)
 fed_loss() {
-	grep -qE 'phase lost=([1-9]|0 timeout=[1-9])' "$tmp/send"
+	local entered
+	grep -qE 'phase lost=([1-9]|0 timeout=[1-9])' "$tmp/send" && return 0
+	entered=$(python3 - "$tmp/start.json" "$tmp/a.json" "$victim" <<'PY'
+import json, sys
+def load(f):
+    return {p["port"]: p["tx_pkts"] + p["drop_blackhole"] for p in json.load(open(f))["ports"]}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+print(b[sys.argv[3]] - a[sys.argv[3]])
+PY
+	) || return 1
+	echo "# no loss fed back by the half; packets into $victim by then: $entered" >&3
+	[ "$entered" = 0 ]
 }
 # ecn_noop: the last run had ECN echoes and more than half of them were
 # answered as no-ops (the rest: echoes on ACKs that acknowledged nothing

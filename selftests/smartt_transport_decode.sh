@@ -77,9 +77,11 @@ plain() {
 CC=nscc REL=sack
 check "a 300 KB transfer (cc nscc) decodes as UET: RUD_REQ with SYN, ACK_CC, nothing malformed" plain
 
-# The tail packet (PSN 14 of a 15-packet message), first transmission
+# The tail packet (segment 14 of a 15-packet message), first transmission
 # only, dropped on a's egress: RUD_REQ type 2 in the PDS prologue's top 5
-# bits (offset 28), RETX (0x10 at offset 29) clear, PSN at offset 32.
+# bits (offset 28), RETX (0x10 at offset 29) clear, the SES message_offset
+# (offset 76) 14 MSS (the veth's MTU less the headers and trailer); by
+# offset, as a PDC's first PSN is random.
 probe() {
 	local probes rc=0
 	probes=$(stat "$a" tx_probes)
@@ -87,7 +89,8 @@ probe() {
 	ip netns exec "$a" tc filter add dev veth-a egress protocol ip prio 1 u32 \
 		match ip protocol 17 0xff match u16 4793 0xffff at 22 \
 		match u8 0x10 0xf8 at 28 match u8 0 0x10 at 29 \
-		match u32 14 0xffffffff at 32 action drop || return 1
+		match u32 $((14 * ($(ip netns exec "$a" cat /sys/class/net/veth-a/mtu) - 88))) \
+		0xffffffff at 76 action drop || return 1
 	capture_start probe || rc=1
 	transfer 1502 20000 || rc=1
 	capture_stop probe

@@ -7,8 +7,9 @@
 # in a frame addressed to the host alone creates no peer and gets no
 # answer (drop_not_unicast counts it), where the same DATA sent unicast is
 # answered; a flood of DATA to a closed port gets no more error packets
-# than net.smartt.transport_err_ratelimit allows (tx_errors_ratelimited
-# counts the rest), and every one without a limit; the sysctl's
+# than net.smartt.transport_err_ratelimit allows to its source
+# (tx_errors_ratelimited counts the rest), and every one without a limit,
+# while other sources are still answered; the sysctl's
 # validation; the wire format's knobs (job id, DSCP classes) and DATA of
 # another job; recvmsg(MSG_CMSG_CLOEXEC); compat sendmsg()/recvmsg() from
 # a 32-bit program.  Replies are counted by the
@@ -35,6 +36,10 @@ setup() {
 	# frame is for b alone (PACKET_HOST), the address is a broadcast one.
 	ip -n "$b" addr add 198.18.1.2/24 brd + dev veth-b &&
 	ip -n "$a" route add 198.18.1.0/24 via 198.18.0.2 || return 1
+	# other sources on a, for the per-source rate limit
+	ip -n "$a" addr add 198.18.0.3/24 dev veth-a &&
+	ip -n "$a" addr add 198.18.0.4/24 dev veth-a &&
+	ip -n "$a" addr add 198.18.0.5/24 dev veth-a || return 1
 	# b's sockets: 1700 (IPv4) and 1701 (IPv6); 1799 stays closed.
 	local fam port out
 	for fam in 4 6; do
@@ -104,7 +109,7 @@ group() {
 		"+$((drop1 - drop0)) rx_data +$((rx1 - rx0)) tx_packets +$((tx1 - tx0))" \
 		"peer lines $peers0 -> $peers1" | tee /dev/fd/3
 	[ "$sent" -eq $n ] && [ "$replies" -eq 0 ] && [ $((drop1 - drop0)) -eq $n ] &&
-		[ "$rx1" -eq "$rx0" ] && [ "$tx1" -eq "$tx0" ] && [ "$peers1" -eq "$peers0" ]
+		[ "$rx1" -eq "$rx0" ] && [ "$tx1" -eq "$tx0" ] && [ "$peers1" -le "$peers0" ]
 }
 
 check "DATA to the IPv4 subnet broadcast (bound port): dropped, no peer, no answer" \
@@ -132,10 +137,11 @@ check "the same DATA to 198.18.0.2 (bound port): answered, a peer" \
 check "the same DATA to 2001:2::2 (bound port): answered, a peer" \
 	unicast 6 2001:2::1 2001:2::2 1701
 
-# flood RATELIMIT_MS N: N DATA to the closed port 1799 right after the
-# rate limit is set (its bucket full: 50 packets); every error packet
-# sent reaches the attacker, the others are counted suppressed.
-burst=50
+# flood RATELIMIT_MS N: N DATA to the closed port 1799 from one source
+# right after the rate limit is set (its buckets full: 50 packets for the
+# netns, 5 for the source, which refills ten times slower); every error
+# packet sent reaches the attacker, the others are counted suppressed.
+burst=5
 flood() {
 	local rl=$1 n=$2 err0 lim0 ns0 err lim ns max
 	set_rl "$b" "$rl" || return 1
@@ -153,29 +159,44 @@ flood() {
 	if [ "$rl" -eq 0 ]; then
 		[ "$err" -eq "$n" ]
 	else
-		# the burst, plus one per interval while the flood lasted
-		max=$((burst + took / rl + 1))
+		# the source's burst, plus one per ten intervals while the
+		# flood lasted
+		max=$((burst + took / (10 * rl) + 1))
 		[ "$err" -ge $burst ] && [ "$err" -le $max ]
 	fi
 }
 check "transport_err_ratelimit 0: a flood of 300 DATA to a closed port, 300 error packets" \
 	flood 0 300
-check "transport_err_ratelimit 1000: 1000 DATA, at most the burst + 1/s answered, the rest counted" \
+check "transport_err_ratelimit 1000: 1000 DATA from one source, at most its burst + 1 per 10 s answered, the rest counted" \
 	flood 1000 1000
-# The bucket refills with time: 60 DATA empty it (50 answered), 3.5 s
-# later there is credit for one more (two, if the guest was slow between
-# the two floods), not for 5.
+# The source that flooded spent its share, not the others': of three
+# other sources (64 buckets by a seeded hash: all three in the flooder's
+# bucket once in 2^18 boots), one at least gets all its 5 answers.
+others() {
+	local src best=0
+	for src in 198.18.0.3 198.18.0.4 198.18.0.5; do
+		attack 4 "$src" 198.18.0.2 1799 5 1000 || return 1
+		echo "from $src: sent $sent replies $replies" | tee /dev/fd/3
+		[ "$replies" -gt "$best" ] && best=$replies
+	done
+	[ "$best" -eq 5 ]
+}
+check "transport_err_ratelimit 1000: after one source's flood, other sources are still answered" \
+	others
+# The source's bucket refills with time (1 per 10 x 300 ms): 60 DATA
+# empty it (5 answered), 3.5 s later there is credit for one more (two, if
+# the guest was slow between the two floods), not for 5.
 recovers() {
-	set_rl "$b" 3000 || return 1
+	set_rl "$b" 300 || return 1
 	attack 4 198.18.0.1 198.18.0.2 1799 60 300 || return 1
-	echo "ratelimit 3000 ms: sent $sent replies $replies" | tee /dev/fd/3
+	echo "ratelimit 300 ms: sent $sent replies $replies" | tee /dev/fd/3
 	[ "$replies" -ge $burst ] && [ "$replies" -le $((burst + 1)) ] || return 1
 	sleep 3.5
 	attack 4 198.18.0.1 198.18.0.2 1799 5 1000 || return 1
 	echo "3.5 s later: sent $sent replies $replies" | tee /dev/fd/3
 	[ "$replies" -ge 1 ] && [ "$replies" -lt 5 ]
 }
-check "transport_err_ratelimit 3000: the burst, then 3.5 s later answers again, still limited" \
+check "transport_err_ratelimit 300: a source's burst, then 3.5 s later answers again, still limited" \
 	recovers
 
 # The sysctl: default, range, EINVAL, in a fresh netns.
@@ -196,7 +217,7 @@ validate_in() { # validate_in NETNS
 		[ "$(ip netns exec "$ns" cat $sysctl_rl)" = $v ] || return 1
 	done
 	# per netns: b keeps its own (set by the checks above)
-	[ "$(ip netns exec "$b" cat $sysctl_rl)" = 3000 ]
+	[ "$(ip netns exec "$b" cat $sysctl_rl)" = 300 ]
 }
 validate() {
 	local ns=smartt-in-c-$$ rc
@@ -265,7 +286,8 @@ other_job() {
 	knob "$b" transport_job_id 0
 	echo "job 5 at b, DATA of job 0: sent $sent replies $replies drop_job +$((d1 - d0))" \
 		"peer lines $p0 -> $p1" | tee /dev/fd/3
-	[ "$sent" -eq 5 ] && [ "$replies" -eq 0 ] && [ $((d1 - d0)) -eq 5 ] && [ "$p1" -eq "$p0" ]
+	# no peer made (an idle one may have been reclaimed meanwhile)
+	[ "$sent" -eq 5 ] && [ "$replies" -eq 0 ] && [ $((d1 - d0)) -eq 5 ] && [ "$p1" -le "$p0" ]
 }
 check "DATA of another job (transport_job_id): dropped, counted drop_job, no answer" other_job
 

@@ -24,7 +24,8 @@
 #  6. at the protocol's limit (net.smartt.transport_mem lowered) new
 #     messages are refused (drop_mem) and complete once it is raised;
 #  7. 2000 peers claimed by one sender (a transport port each): the socket
-#     keeps SMARTT_MAX_PEERS (1024) of them, counts the rest drop_peers,
+#     keeps that address's share, SMARTT_HOST_PEERS_MAX (128) of them,
+#     counts the rest drop_host_peers,
 #     and holds no transmit state for them (slab and per-CPU memory grow
 #     by under 3 KiB a peer, where a window and a path selector would be
 #     24 KiB more); once they have been idle four timeouts they are reclaimed,
@@ -235,7 +236,7 @@ peer_flood() {
 	local d0 m0 out n d1 m1 grown left t0 secs
 	# the earlier cases' peers reclaimed first: the flood's fill the table
 	idle_out || { echo "the earlier peers did not idle out"; return 1; }
-	d0=$(stat drop_peers)
+	d0=$(stat drop_host_peers)
 	m0=$(kmem)
 	t0=$(date +%s)
 	out=$(ip netns exec "$a" "$bin" peers 4 198.18.0.1 198.18.0.2 $vport 2000) || return 1
@@ -246,13 +247,13 @@ peer_flood() {
 		return "$ksft_skip"
 	fi
 	n=$(vpeers)
-	d1=$(stat drop_peers)
+	d1=$(stat drop_host_peers)
 	m1=$(kmem)
 	grown=$((m1 - m0))
 	say "2000 peers claimed: $(tr '\n' ' ' <<<"$out"); the socket's peers $n," \
-		"drop_peers +$((d1 - d0)); slab + per-CPU $m0 -> $m1 KiB (+$grown," \
-		"bound $((1024 * 3)))"
-	[ "$n" -eq 1024 ] && [ $((d1 - d0)) -ge 1 ] && [ "$grown" -lt $((1024 * 3)) ] || return 1
+		"drop_host_peers +$((d1 - d0)); slab + per-CPU $m0 -> $m1 KiB (+$grown," \
+		"bound $((128 * 3)))"
+	[ "$n" -eq 128 ] && [ $((d1 - d0)) -ge 1000 ] && [ "$grown" -lt $((128 * 3)) ] || return 1
 	# idle 4 x 3 s, then the socket's timer reclaims them
 	idle_out
 	left=$(vpeers)
@@ -260,6 +261,6 @@ peer_flood() {
 	say "peers left: $left; then c's 10 KB: $out"
 	[ "$left" -eq 0 ] && [[ $out == "completed 0 "* ]]
 }
-check "2000 peers claimed: 1024 kept (drop_peers) without transmit state, reclaimed when idle" peer_flood
+check "2000 peers claimed by one address: its share, 128, kept (drop_host_peers) without transmit state, reclaimed when idle" peer_flood
 
 ktap_exit

@@ -4,7 +4,7 @@
 # The transport's STrack congestion control and "strack" reliability
 # between two netns hosts on a veth, without trimming: messages byte for
 # byte over a lossy, reordering link (netem); then one DATA packet dropped
-# on purpose (a tc u32 filter on the sender's egress that matches one PSN's
+# on purpose (a tc u32 filter on the sender's egress that matches one segment's
 # first transmission): in the middle of a message it is recovered by the
 # receiver's out-of-order count, at the tail by a probe, never by an RTO;
 # with "sack" reliability the same drop is a SACK fast retransmit.  Checked
@@ -128,18 +128,23 @@ else
 	ktap_result SKIP "cc strack over a lossy link" "no sch_netem"
 fi
 
-# drop_filter PSN: drop the first transmission (no PDS RETX flag) of the
-# DATA packet PSN leaving a (IPv4 without options: UDP at 20, the PDS
-# header at 28: type RUD_REQ in the top 5 bits of byte 28, RETX 0x10 in
-# byte 29, the 32-bit PSN at 32; Documentation/protocol.rst).
+# drop_filter SEG: drop the first transmission (no PDS RETX flag) of the
+# DATA packet of segment SEG (> 0) of a message leaving a (IPv4 without
+# options: UDP at 20, the PDS header at 28: type RUD_REQ in the top 5 bits
+# of byte 28, RETX 0x10 in byte 29; the SES header at 40, its 32-bit
+# message_offset at 76; Documentation/protocol.rst).  By offset, not PSN:
+# a PDC's first PSN is random.  Segments are the MSS long: the veth's MTU
+# less the IPv4, UDP, DATA headers and the trailer.
 drop_filter() {
+	local mtu
+	mtu=$(ip netns exec "$a" cat /sys/class/net/veth-a/mtu) || return 1
 	ip netns exec "$a" tc qdisc add dev veth-a clsact &&
 	ip netns exec "$a" tc filter add dev veth-a egress protocol ip prio 1 u32 \
 		match ip protocol 17 0xff \
 		match u16 4793 0xffff at 22 \
 		match u8 0x10 0xf8 at 28 \
 		match u8 0 0x10 at 29 \
-		match u32 "$1" 0xffffffff at 32 \
+		match u32 $(($1 * (mtu - 20 - 8 - 56 - 4))) 0xffffffff at 76 \
 		action drop
 }
 drop_count() {
@@ -150,25 +155,25 @@ drop_clear() {
 	ip netns exec "$a" tc qdisc del dev veth-a clsact 2>/dev/null
 }
 
-# one_drop PSN SIZE COUNTER...: drop PSN of one message of SIZE bytes;
+# one_drop SEG SIZE COUNTER...: drop segment SEG of one message of SIZE bytes;
 # the message arrives, exactly one packet was dropped, no RTO fired, every
 # COUNTER of a grew and every -COUNTER stayed the same.
 # od_delivered and od_dropped tell the caller what happened.
 one_drop() {
-	local psn=$1 size=$2 c n rc=0 dropped
+	local seg=$1 size=$2 c n rc=0 dropped
 	shift 2
 	declare -A was
 	for c in rtos "$@"; do
 		n=${c#-}
 		was[$n]=$(stat "$a" "$n")
 	done
-	drop_filter "$psn" || { drop_clear; return 1; }
+	drop_filter "$seg" || { drop_clear; return 1; }
 	od_delivered=true
 	transfer 1603 "$size" || { rc=1; od_delivered=false; }
 	dropped=$(drop_count)
 	od_dropped=${dropped:-0}
 	drop_clear
-	echo "#   dropped ${dropped:-?} packet(s) at PSN $psn" >&3
+	echo "#   dropped ${dropped:-?} packet(s) of segment $seg" >&3
 	[ "${dropped:-0}" = 1 ] || rc=1
 	for c in -rtos "$@"; do
 		n=${c#-}
@@ -232,11 +237,11 @@ tail_probe() {
 
 if modprobe cls_u32 2>/dev/null && modprobe act_gact 2>/dev/null &&
 	modprobe sch_ingress 2>/dev/null; then
-	# 300000 B = 222 packets of 1352 B; PSN 20 leaves 201 behind it, more
+	# 300000 B = 213 packets of 1412 B; segment 20 leaves 192 behind it, more
 	# than the out-of-order threshold (max(cwnd in packets, 5) <= 128).
 	check "strack: a packet dropped mid-message is found by the out-of-order count, no RTO" \
 		one_drop 20 300000 ooo_recoveries ooo_losses retransmits -fast_retransmits
-	# 20000 B = 15 packets: PSN 14 is the last; nothing follows it.
+	# 20000 B = 15 packets: segment 14 is the last; nothing follows it.
 	check "strack: a dropped tail packet is found by a probe, no RTO" tail_probe
 	check "the receiver answered the probes (rx_probes > 0)" \
 		test "$(stat "$b" rx_probes)" -gt 0

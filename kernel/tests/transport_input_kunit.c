@@ -13,7 +13,12 @@
  * it.  Then a bad CRC, trimmed packets, the DPDCID, SPDCID and source
  * checks of ACKs, another job, PSNs and message ids out of window, the
  * DATA fields one by one at their bounds, group-addressed packets, and a
- * message delivered byte for byte from segments out of order.  The CRP
+ * message delivered byte for byte from segments out of order.  Then the
+ * end-to-end completion under attack: forged SYN and DATA of another PDC
+ * neither reset nor lose a partial message, a duplicate asks for a kept
+ * outcome, and a sender reports success only on the SES response; the
+ * buffer and the peer table are shared per host, whatever its ports; the
+ * congestion control takes what an ACK acknowledged.  The CRP
  * packets (on their own UDP port): every field rule at its bound, a
  * request answered, a grant for no reservation.
  */
@@ -26,6 +31,7 @@
 #include <linux/ipv6.h>
 #include <linux/ipv6_route.h>
 #include <linux/net.h>
+#include <linux/delay.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
@@ -43,7 +49,7 @@
 #define TIN_PORT6	1901	/* transport port of the IPv6 socket */
 #define TIN_PORT4	1902	/* of the IPv4 socket */
 #define TIN_PORT_NONE	1903	/* no socket */
-#define TIN_BUF		512	/* largest packet built, from the UDP header */
+#define TIN_BUF		2048	/* largest packet built, from the UDP header */
 #define TIN_PAY		100	/* payload bytes of most crafted DATA */
 
 /* 2001:2::1 (the crafted peer) and 2001:2::2, 198.18.0.1 and 198.18.0.2 */
@@ -59,6 +65,7 @@ struct tin_ctx {
 	struct socket *s4;
 	u32 psn;		/* next PSN of crafted DATA */
 	u16 pdc;		/* next sender PDC id of crafted DATA */
+	u16 imsg[SMARTT_PORT_MAX + 1];	/* next message id, by initiator */
 	unsigned int seal;	/* a trailer at this offset of buf, 0: none */
 	bool flip_set;		/* corrupt a byte after the trailer is filled: */
 	int flip_at;		/* its offset in the UDP payload (< 0: UDP header) */
@@ -195,6 +202,7 @@ static const enum smartt_stat tin_watched[] = {
 	SMARTT_STAT_DROP_SRC, SMARTT_STAT_DROP_JOB, SMARTT_STAT_DROP_SEG_UNKNOWN,
 	SMARTT_STAT_DROP_MSG_ID, SMARTT_STAT_DROP_FIELD, SMARTT_STAT_RX_ACKS,
 	SMARTT_STAT_RX_NACKS, SMARTT_STAT_DROP_ACK_UNSENT, SMARTT_STAT_DROP_SEG_CHARGE,
+	SMARTT_STAT_DROP_SYN_BUSY,
 };
 
 struct tin_snap {
@@ -333,7 +341,9 @@ struct tin_data {
 
 /*
  * A one-packet message of @paylen bytes to @pid from transport port
- * @initiator, from a new sender PDC (SYN, start PSN = PSN).
+ * @initiator, as a sender would send it: from the initiator's PDC (one per
+ * initiator, id 0x100 + @initiator, SYN, start PSN = PSN), with its next
+ * message id.
  */
 static void tin_data_init(struct tin_ctx *c, struct tin_data *d, u32 paylen,
 			  u32 initiator, u16 pid)
@@ -341,7 +351,8 @@ static void tin_data_init(struct tin_ctx *c, struct tin_data *d, u32 paylen,
 	memset(d, 0, sizeof(*d));
 	d->psn = c->psn++;
 	d->clear = -1;		/* CLEAR_PSN = PSN - 1: nothing was sent before */
-	d->spdcid = c->pdc++;
+	d->spdcid = 0x100 + (initiator & SMARTT_PORT_MAX);
+	d->msg_id = c->imsg[initiator & SMARTT_PORT_MAX]++;
 	d->flags = SMARTT_PDS_REQ_F_SYN;
 	d->sflags = SMARTT_SES_F_SOM | SMARTT_SES_F_EOM;
 	d->pid = pid;
@@ -420,6 +431,12 @@ static unsigned int tin_build_ctl(struct tin_ctx *c, u8 type, u8 nh, u8 flags,
 
 		e->rsp.list_opcode = SMARTT_SES_RSP_RESPONSE;
 		e->rsp.ver_rc = SMARTT_SES_RC_BAD_PID;
+	} else if (type == SMARTT_PDS_ACK_CC && nh == SMARTT_PDS_NH_RSP &&
+		   len >= SMARTT_ACK_LEN + sizeof(struct smartt_ses_rsp)) {
+		struct smartt_ses_rsp *r = (struct smartt_ses_rsp *)(c->buf + SMARTT_ACK_LEN);
+
+		r->list_opcode = SMARTT_SES_RSP_RESPONSE;
+		r->ver_rc = SMARTT_SES_RC_OK;
 	} else if (type == SMARTT_PDS_NACK) {
 		((struct smartt_pds_nack *)c->buf)->nack_code = SMARTT_NACK_TRIMMED;
 	}
@@ -433,6 +450,8 @@ static unsigned int tin_need(u8 type, u8 nh)
 	case SMARTT_PDS_RUD_REQ:
 		return nh == SMARTT_PDS_NH_REQ_STD ? SMARTT_DATA_HLEN : 0;
 	case SMARTT_PDS_ACK_CC:
+		if (nh == SMARTT_PDS_NH_RSP)
+			return SMARTT_ACK_LEN + sizeof(struct smartt_ses_rsp);
 		return nh == SMARTT_PDS_NH_NONE ? SMARTT_ACK_LEN : 0;
 	case SMARTT_PDS_ACK:
 		return nh == SMARTT_PDS_NH_RSP ? SMARTT_ERR_LEN : 0;
@@ -712,8 +731,12 @@ static void tin_trimmed(struct kunit *test)
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_CRC, true, "not trimmed");
 }
 
-/* The sender's PDC id of the s6 socket towards the crafted peer, port @port. */
-static u16 tin_tx_pdcid(struct kunit *test, u16 port)
+/*
+ * The sender's PDC id of the s6 socket towards the crafted peer, port
+ * @port, after one 100-byte message was sent to it; its first PSN (random)
+ * in @isn, if not NULL.
+ */
+static u16 tin_tx_pdcid(struct kunit *test, u16 port, u32 *isn)
 {
 	struct tin_ctx *c = test->priv;
 	struct sockaddr_in6 to = {
@@ -735,6 +758,8 @@ static u16 tin_tx_pdcid(struct kunit *test, u16 port)
 	p = smartt_peer_lookup(sk, AF_INET6, &a, port);
 	if (p)
 		id = p->tx_lpdcid;
+	if (p && isn)
+		*isn = (u32)p->snd_una;
 	release_sock(sk);
 	KUNIT_ASSERT_NE(test, id, 0);
 	return id;
@@ -756,7 +781,8 @@ static void tin_pdc_checks(struct kunit *test)
 	struct smartt_pds_ack_cc *a = (struct smartt_pds_ack_cc *)c->buf;
 	struct tin_snap before, after;
 	unsigned int len;
-	u16 id = tin_tx_pdcid(test, 2999);
+	u32 isn;
+	u16 id = tin_tx_pdcid(test, 2999, &isn);
 
 	len = tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id ^ 0x8000,
 			    SMARTT_ACK_LEN);
@@ -776,16 +802,17 @@ static void tin_pdc_checks(struct kunit *test)
 	tin_rcv(test, &ad, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_DPDCID, false, "PROBE to a sender");
 
-	/* CACK_PSN 5: PSNs up to 5 acknowledged, only PSN 0 was sent */
+	/* CACK_PSN isn + 5: PSNs up to it acknowledged, only isn was sent */
 	tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id, SMARTT_ACK_LEN);
-	a->ack.cack_psn = htonl(5);
+	a->ack.cack_psn = htonl(isn + 5);
 	len = tin_crc(c, SMARTT_ACK_LEN);
 	tin_snap(&before);
 	tin_rcv(test, &ad, len, &after);
 	tin_expect(test, &before, &after, SMARTT_STAT_DROP_ACK_UNSENT, true, "unsent PSN");
 
-	/* CACK_PSN 0, ACK_PSN 0: acknowledges the message, teaches SPDCID 0x77 */
+	/* CACK_PSN isn, ACK_PSN isn: acknowledges the message, teaches SPDCID 0x77 */
 	tin_build_ctl(c, SMARTT_PDS_ACK_CC, SMARTT_PDS_NH_NONE, 0, 0x77, id, SMARTT_ACK_LEN);
+	a->ack.cack_psn = htonl(isn);
 	len = tin_crc(c, SMARTT_ACK_LEN);
 	tin_snap(&before);
 	tin_rcv(test, &ad, len, &after);
@@ -1104,7 +1131,7 @@ static void tin_crp_unknown(struct kunit *test)
 	struct tin_snap before, after;
 	u8 type;
 
-	tin_tx_pdcid(test, 3999);	/* a peer with a window */
+	tin_tx_pdcid(test, 3999, NULL);	/* a peer with a window */
 	for (type = SMARTT_PKT_CRP_GRANT; type <= SMARTT_PKT_CRP_RETRY; type++) {
 		tin_build_crp(c, type, 3999, TIN_PORT6);
 		tin_snap(&before);
@@ -1240,6 +1267,331 @@ static void tin_reassembly(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, rbuf[i], (u8)i ^ 0x5a, "byte %u", i);
 }
 
+/*
+ * Segment @k of a three-packet message (message id 3, @len bytes in
+ * segments of SMARTT_SEG_MIN) of PDC @pdc from initiator 3100 (SYN: start
+ * PSN @base).  Return: the packet's length in c->buf.
+ */
+static unsigned int tin_seg3(struct tin_ctx *c, u16 pdc, u32 base, unsigned int k,
+			     unsigned int len)
+{
+	unsigned int off = k * SMARTT_SEG_MIN, plen = min(SMARTT_SEG_MIN, len - off), b;
+	struct tin_data d;
+
+	tin_data_init(c, &d, plen, 3100, TIN_PORT6);
+	d.spdcid = pdc;
+	d.psn = base + k;
+	d.dpdcid = k;		/* SYN: start PSN base */
+	d.clear = -(s16)k - 1;	/* CLEAR_PSN base - 1 */
+	d.msg_id = 3;
+	d.len = len;
+	d.off = off;
+	d.plen = plen;
+	d.sflags = (k ? 0 : SMARTT_SES_F_SOM) | (k == 2 ? SMARTT_SES_F_EOM : 0);
+	for (b = 0; b < plen; b++)
+		c->buf[SMARTT_DATA_HLEN + b] = (u8)(off + b) ^ 0x3c;
+	return tin_build_data(c, &d, plen, true);
+}
+
+/*
+ * An off-path attacker with the addresses and ports of a sender and a
+ * receiver, after segment 0 of a three-packet message: a SYN of another
+ * sender PDC (what any host can make) is dropped while the PDC is active,
+ * and DATA without SYN of another PDC is dropped: neither frees the partial
+ * message nor restarts the receive state.  Segments 1 and 2 then deliver
+ * the message once, whole; its last packet's ACK carries its SES response.
+ */
+static void tin_forged_pdc(struct kunit *test)
+{
+	const unsigned int len = 2 * SMARTT_SEG_MIN + 10;
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
+	u64 resets = tin_stat(SMARTT_STAT_RX_PDC_RESET), rsp;
+	union smartt_addr pa = { .v6 = tin_peer6 };
+	u32 base = c->psn + 200;
+	struct smartt_peer *p;
+	struct tin_snap before, after;
+	unsigned int plen, i;
+	struct tin_data d;
+	int last = -1;
+
+	KUNIT_ASSERT_NOT_NULL(test, rbuf);
+	plen = tin_seg3(c, 0x4242, base, 0, len);
+	tin_snap(&before);
+	tin_rcv(test, &ad, plen, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "segment 0");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_RX_PDC_RESET), resets + 1);
+
+	/* a forged one-packet message from another PDC, SYN */
+	tin_data_init(c, &d, TIN_PAY, 3100, TIN_PORT6);
+	d.spdcid = 0x4343;
+	d.psn = 77;
+	plen = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, plen, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_SYN_BUSY, false, "forged SYN");
+
+	/* the same without SYN, to a guessed DPDCID */
+	d.flags = 0;
+	d.dpdcid = 1;
+	plen = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, plen, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_SPDCID, false, "forged DATA");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_RX_PDC_RESET), resets + 1);
+
+	rsp = tin_stat(SMARTT_STAT_TX_RSP);
+	for (i = 1; i < 3; i++) {
+		plen = tin_seg3(c, 0x4242, base, i, len);
+		tin_snap(&before);
+		tin_rcv(test, &ad, plen, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "segment 1-2");
+	}
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_TX_RSP), rsp + 1);
+	KUNIT_EXPECT_EQ(test, tin_drain(c->s6, rbuf, TIN_BUF, &last), 1U);
+	KUNIT_ASSERT_EQ(test, last, (int)len);
+	for (i = 0; i < len; i++)
+		KUNIT_EXPECT_EQ_MSG(test, rbuf[i], (u8)i ^ 0x3c, "byte %u", i);
+
+	/*
+	 * A duplicate of the last packet (a sender asking for a lost
+	 * response) is answered with the outcome kept; once a packet's
+	 * CLEAR_PSN passes the message, it is forgotten (the next message's
+	 * outcome is kept then).
+	 */
+	plen = tin_seg3(c, 0x4242, base, 2, len);
+	tin_snap(&before);
+	tin_rcv(test, &ad, plen, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DUP, false, "asked again");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_TX_RSP), rsp + 2);
+	tin_data_init(c, &d, TIN_PAY, 3100, TIN_PORT6);
+	d.spdcid = 0x4242;
+	d.psn = base + 3;
+	d.dpdcid = 3;
+	d.clear = -1;		/* CLEAR_PSN base + 2: the message is cleared */
+	d.msg_id = 4;
+	plen = tin_build_data(c, &d, TIN_PAY, true);
+	tin_snap(&before);
+	tin_rcv(test, &ad, plen, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "next message");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_TX_RSP), rsp + 3);
+	KUNIT_EXPECT_EQ(test, tin_drain(c->s6, rbuf, TIN_BUF, &last), 1U);
+	lock_sock(c->s6->sk);
+	p = smartt_peer_lookup(c->s6->sk, AF_INET6, &pa, 3100);
+	KUNIT_EXPECT_TRUE(test, p && p->rx_ndone == 1);
+	if (p && p->rx_ndone == 1) {
+		struct smartt_rx_done *d = list_first_entry(&p->rx_done, struct smartt_rx_done,
+							    node);
+
+		KUNIT_EXPECT_EQ(test, (u16)d->id, 4);
+	}
+	release_sock(c->s6->sk);
+}
+
+/* An ACK_CC of the s6 socket's PDC @id with CACK_PSN @cack, SES response @rc. */
+static unsigned int tin_build_ack(struct tin_ctx *c, u16 id, u32 cack, u8 rc, u16 msg_id)
+{
+	struct smartt_pds_ack_cc *a = (struct smartt_pds_ack_cc *)c->buf;
+	struct smartt_ses_rsp *r = (struct smartt_ses_rsp *)(a + 1);
+	unsigned int len = SMARTT_ACK_LEN + (rc ? sizeof(*r) : 0);
+
+	tin_build_ctl(c, SMARTT_PDS_ACK_CC, rc ? SMARTT_PDS_NH_RSP : SMARTT_PDS_NH_NONE, 0,
+		      0x77, id, len);
+	a->ack.cack_psn = htonl(cack);
+	if (rc) {
+		r->ver_rc = rc;
+		r->msg_id = htons(msg_id);
+	}
+	return tin_crc(c, len);
+}
+
+/*
+ * A message is reported sent only on its receiver's SES response: every
+ * PSN of it acknowledged is not enough, a response for another message or
+ * a forged stateless error naming no packet in flight changes nothing, the
+ * response completes it.  A NACK INV_DPDCID (the receiver lost its state)
+ * fails a message that was sent with ECONNRESET, never with success.
+ */
+static void tin_sender_completion(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct smartt_err_hdr *e = (struct smartt_err_hdr *)c->buf;
+	struct smartt_pds_nack *n = (struct smartt_pds_nack *)c->buf;
+	u64 sent = tin_stat(SMARTT_STAT_MSGS_SENT);
+	u64 failed = tin_stat(SMARTT_STAT_MSGS_FAILED);
+	u64 drop = tin_stat(SMARTT_STAT_DROP_RSP);
+	u64 dup = tin_stat(SMARTT_STAT_RX_RSP_DUP);
+	struct tin_snap before, after;
+	unsigned int len;
+	u32 isn;
+	u16 id = tin_tx_pdcid(test, 2998, &isn);
+
+	len = tin_build_ack(c, id, isn, 0, 0);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "every PSN acked");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_SENT), sent);
+
+	len = tin_build_ack(c, id, isn, SMARTT_SES_RC_OK, 1);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "another message's");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_SENT), sent);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_RX_RSP_DUP), dup + 1);
+
+	/* a second message in flight, then a forged BAD_PID naming a PSN not sent */
+	tin_tx_pdcid(test, 2998, NULL);
+	len = tin_build_ctl(c, SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0, 0, id, SMARTT_ERR_LEN);
+	e->ack.cack_psn = htonl(isn + 100);
+	len = tin_crc(c, SMARTT_ERR_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_RSP), drop + 1);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_FAILED), failed);
+
+	len = tin_build_ack(c, id, isn, SMARTT_SES_RC_OK, 0);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "the response");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_SENT), sent + 1);
+
+	/* the receiver knows no PDC of ours: the message in flight fails */
+	len = tin_build_ctl(c, SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, 0, 0, id, SMARTT_NACK_LEN);
+	n->nack_code = SMARTT_NACK_INV_DPDCID;
+	n->nack_psn = htonl(isn + 1);
+	len = tin_crc(c, SMARTT_NACK_LEN);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_NACKS, false, "INV_DPDCID");
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_SENT), sent + 1);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_MSGS_FAILED), failed + 1);
+}
+
+/* The first segment (SOM) of a message of three of 1 KiB, from @init. */
+static unsigned int tin_first_of3(struct tin_ctx *c, u32 init)
+{
+	struct tin_data d;
+
+	tin_data_init(c, &d, 1024, init, TIN_PORT6);
+	d.len = 3 * 1024;
+	d.sflags = SMARTT_SES_F_SOM;
+	return tin_build_data(c, &d, 1024, true);
+}
+
+/*
+ * Fairness is per host (address), whatever the ports: one address holds
+ * the buffer with a partial message from one port; its second port is
+ * refused and does not become the waiter; another address refused then
+ * does.  Half a timeout later the first address is evicted, and for the
+ * grace that follows only the waiter's address may start a message (under
+ * a waiter per port, the first address's second port would have had it).
+ * And one address makes at most SMARTT_HOST_PEERS_MAX peers.
+ */
+static void tin_host_fairness(struct kunit *test)
+{
+	static const struct in6_addr other6 = {
+		.s6_addr = { 0x20, 0x01, 0x00, 0x02, [15] = 9 } };
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct tin_addr b = { .pkt_type = PACKET_HOST, .saddr6 = &other6 };
+	struct sock *sk = c->s6->sk;
+	struct tin_snap before, after;
+	u8 *rbuf = kunit_kzalloc(test, TIN_BUF, GFP_KERNEL);
+	u64 evicted, drops;
+	unsigned int len, i;
+	int last;
+
+	KUNIT_ASSERT_NOT_NULL(test, rbuf);
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_rcvbuf, 2048);
+	smartt_sk(sk)->timeout_ns = 400 * NSEC_PER_MSEC;
+	release_sock(sk);
+	evicted = tin_stat(SMARTT_STAT_RX_EVICTED);
+
+	len = tin_first_of3(c, 3300);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "a, port 1: holds");
+	len = tin_first_of3(c, 3301);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "a, port 2: refused");
+	len = tin_first_of3(c, 3302);
+	tin_snap(&before);
+	tin_rcv(test, &b, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "b: refused, waits");
+
+	/* half the timeout: a is evicted; the grace is b's */
+	msleep(300);
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_RX_EVICTED), evicted + 1);
+	len = tin_first_of3(c, 3301);
+	tin_snap(&before);
+	tin_rcv(test, &ad, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_DROP_RMEM, false, "a, port 2: b's grace");
+	len = tin_first_of3(c, 3302);
+	tin_snap(&before);
+	tin_rcv(test, &b, len, &after);
+	tin_expect(test, &before, &after, SMARTT_STAT_RX_DATA, false, "b: admitted");
+
+	/* SMARTT_HOST_PEERS_MAX peers of one address, then no more */
+	lock_sock(sk);
+	WRITE_ONCE(sk->sk_rcvbuf, 1 << 20);
+	release_sock(sk);
+	drops = tin_stat(SMARTT_STAT_DROP_HOST_PEERS);
+	for (i = 0; i < SMARTT_HOST_PEERS_MAX + 2; i++) {
+		struct tin_data d;
+
+		tin_data_init(c, &d, 0, 100 + i, TIN_PORT6);
+		len = tin_build_data(c, &d, 0, true);
+		tin_rcv(test, &b, len, &after);
+		tin_drain(c->s6, rbuf, TIN_BUF, &last);
+	}
+	/* b has a peer already (port 3302) */
+	KUNIT_EXPECT_EQ(test, tin_stat(SMARTT_STAT_DROP_HOST_PEERS), drops + 3);
+}
+
+/*
+ * The congestion control takes the bytes an ACK newly acknowledged, not
+ * the receiver's claim: two peers of a dctcp socket each sent a 100-byte
+ * message; the ACK of one says 100 bytes received, the other's 2^23 - 1:
+ * their windows grow alike.
+ */
+static void tin_cc_bytes(struct kunit *test)
+{
+	struct tin_ctx *c = test->priv;
+	struct tin_addr ad = { .pkt_type = PACKET_HOST };
+	struct smartt_pds_ack_cc *a = (struct smartt_pds_ack_cc *)c->buf;
+	union smartt_addr pa = { .v6 = tin_peer6 };
+	struct sock *sk = c->s6->sk;
+	struct tin_snap before, after;
+	u64 cwnd[2] = {};
+	unsigned int k, len;
+
+	KUNIT_ASSERT_EQ(test, c->s6->ops->setsockopt(c->s6, SOL_SMARTT, SMARTT_CC,
+						     KERNEL_SOCKPTR("dctcp"), 6), 0);
+	for (k = 0; k < 2; k++) {
+		struct smartt_peer *p;
+		u32 isn;
+		u16 id = tin_tx_pdcid(test, 2990 + k, &isn);
+
+		tin_build_ack(c, id, isn, 0, 0);
+		smartt_nscc_set_rcvd_bytes(&a->nscc, k ? SMARTT_NSCC_RCVD_BYTES_MASK >> 1 : 100);
+		len = tin_crc(c, SMARTT_ACK_LEN);
+		tin_snap(&before);
+		tin_rcv(test, &ad, len, &after);
+		tin_expect(test, &before, &after, SMARTT_STAT_RX_ACKS, false, "ACK");
+		lock_sock(sk);
+		p = smartt_peer_lookup(sk, AF_INET6, &pa, 2990 + k);
+		if (p)
+			cwnd[k] = p->cwnd;
+		release_sock(sk);
+	}
+	KUNIT_EXPECT_GT(test, cwnd[0], 0ULL);
+	KUNIT_EXPECT_EQ(test, cwnd[1], cwnd[0]);
+}
+
 static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_header_bounds_v6),
 	KUNIT_CASE(tin_header_bounds_v4),
@@ -1253,6 +1605,10 @@ static struct kunit_case tin_cases[] = {
 	KUNIT_CASE(tin_not_unicast),
 	KUNIT_CASE(tin_misaddressed),
 	KUNIT_CASE(tin_reassembly),
+	KUNIT_CASE(tin_forged_pdc),
+	KUNIT_CASE(tin_sender_completion),
+	KUNIT_CASE(tin_host_fairness),
+	KUNIT_CASE(tin_cc_bytes),
 	{}
 };
 

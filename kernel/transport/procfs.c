@@ -8,6 +8,10 @@
  * bucket of the table is walked in port order (the next port above the
  * last one shown), so a socket bound for the whole read is shown exactly
  * once even while others come and go.
+ *
+ * The PSNs and PDC ids, what an off-path attacker must guess to forge a
+ * packet a PDC takes, are shown only to a reader with CAP_NET_ADMIN over
+ * the netns ("-" to others).
  */
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
@@ -24,7 +28,16 @@ static u32 smartt_proc_count(const struct list_head *head)
 	return n;
 }
 
-static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk)
+/* A value shown to a privileged reader only. */
+static void smartt_proc_secret(struct seq_file *seq, bool priv, u64 v)
+{
+	if (priv)
+		seq_printf(seq, " %llu", v);
+	else
+		seq_puts(seq, " -");
+}
+
+static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk, bool priv)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	struct smartt_peer *p;
@@ -40,14 +53,21 @@ static void smartt_proc_show_sock(struct seq_file *seq, struct sock *sk)
 			seq_printf(seq, "%pI4", &p->addr.v4);
 		else
 			seq_printf(seq, "%pI6c", &p->addr.v6);
-		seq_printf(seq, " %u %s %u %llu %llu %llu %llu %llu %llu %llu %llu %u %u %llu %llu %llu\n",
+		seq_printf(seq, " %u %s %u %llu %llu %llu %llu %llu",
 			   p->port, cc, p->mss, p->cwnd, p->in_flight,
 			   div_u64(p->srtt_ns, NSEC_PER_USEC),
 			   div_u64(p->rttvar_ns, NSEC_PER_USEC),
-			   div_u64(p->rto_ns, NSEC_PER_USEC),
-			   p->snd_una, p->snd_nxt, smartt_rx_psn(p),
-			   smartt_proc_count(&p->tx_msgs), smartt_proc_count(&p->rx_msgs),
-			   p->retransmits, p->rtos, p->rx_charge);
+			   div_u64(p->rto_ns, NSEC_PER_USEC));
+		smartt_proc_secret(seq, priv, p->snd_una);
+		smartt_proc_secret(seq, priv, p->snd_nxt);
+		smartt_proc_secret(seq, priv, smartt_rx_psn(p));
+		seq_printf(seq, " %u %u %llu %llu %llu", smartt_proc_count(&p->tx_msgs),
+			   smartt_proc_count(&p->rx_msgs), p->retransmits, p->rtos, p->rx_charge);
+		smartt_proc_secret(seq, priv, p->tx_lpdcid);
+		smartt_proc_secret(seq, priv, p->tx_est ? p->tx_rpdcid : 0);
+		smartt_proc_secret(seq, priv, p->rx_lpdcid);
+		smartt_proc_secret(seq, priv, p->rx_rpdcid);
+		seq_putc(seq, '\n');
 	}
 out:
 	release_sock(sk);
@@ -88,16 +108,18 @@ static struct sock *smartt_proc_next(struct smartt_net *sn, unsigned int bucket,
 
 static int smartt_peers_show(struct seq_file *seq, void *v)
 {
-	struct smartt_net *sn = smartt_net(seq_file_single_net(seq));
+	struct net *net = seq_file_single_net(seq);
+	bool priv = file_ns_capable(seq->file, net->user_ns, CAP_NET_ADMIN);
+	struct smartt_net *sn = smartt_net(net);
 	unsigned int b;
 
-	seq_puts(seq, "port peer peer_port cc mss cwnd in_flight srtt_us rttvar_us rto_us snd_una snd_nxt rcv_nxt tx_msgs rx_msgs retransmits rtos rx_charge\n");
+	seq_puts(seq, "port peer peer_port cc mss cwnd in_flight srtt_us rttvar_us rto_us snd_una snd_nxt rcv_nxt tx_msgs rx_msgs retransmits rtos rx_charge tx_pdcid tx_peer_pdcid rx_pdcid rx_peer_pdcid\n");
 	for (b = 0; b < ARRAY_SIZE(sn->bind); b++) {
 		int after = -1;
 		struct sock *sk;
 
 		while ((sk = smartt_proc_next(sn, b, &after))) {
-			smartt_proc_show_sock(seq, sk);
+			smartt_proc_show_sock(seq, sk, priv);
 			sock_put(sk);
 			cond_resched();
 		}

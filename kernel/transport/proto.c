@@ -123,15 +123,15 @@ static struct smartt_peer *smartt_pdc_lookup(struct smartt_net *sn, u16 id, bool
  * @peer: the peer; its id of the role (@tx: &struct smartt_peer.tx_lpdcid,
  *	else .rx_lpdcid) is 0
  * @tx: the sender's id (our sequence space) or the receiver's
- * @want: the id to take if it is free (0: a random one)
  *
- * Ids are non-zero and unique in the netns, both roles together.
+ * Ids are random, non-zero and unique in the netns, both roles together:
+ * never one a packet chose, so the table's buckets cannot be aimed at.
  *
  * Context: any (BH-safe lock).
  * Return: 0, or -ENOBUFS when the netns holds %SMARTT_PDC_MAX ids (or no
  * free id was drawn in %SMARTT_PDC_TRIES tries); counted pdc_exhausted.
  */
-int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want)
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx)
 {
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
@@ -142,7 +142,7 @@ int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want)
 	if (sn->npdc >= SMARTT_PDC_MAX)
 		goto full;
 	for (i = 0; i < SMARTT_PDC_TRIES; i++) {
-		v = want && !i ? want : get_random_u16();
+		v = get_random_u16();
 		if (v && !smartt_pdc_lookup(sn, v, &role))
 			goto found;
 	}
@@ -400,6 +400,30 @@ static const struct {
 		    "sends held back: 32767 messages of the peer unfinished"),
 	SMARTT_STAT(CRP_REASK, "crp_reask",
 		    "CRP requests again: a packet the segment's grant carried was lost"),
+	SMARTT_STAT(TX_RSP, "tx_responses",
+		    "SES responses sent: a message delivered or freed, answered on an ACK"),
+	SMARTT_STAT(RX_RSP, "rx_responses",
+		    "SES responses taken: a message's outcome from its receiver"),
+	SMARTT_STAT(RSP_QUERIES, "rsp_queries",
+		    "messages acknowledged but unanswered: a segment sent again to ask"),
+	SMARTT_STAT(RSP_TIMEDOUT, "msgs_unconfirmed",
+		    "messages failed: acknowledged, no SES response for the timeout"),
+	SMARTT_STAT(RX_DONE_DROPPED, "rx_outcomes_dropped",
+		    "message outcomes forgotten before the sender cleared them (limit)"),
+	SMARTT_STAT(DROP_SYN_BUSY, "drop_syn_busy",
+		    "SYN of another sender PDC while the peer's PDC is active"),
+	SMARTT_STAT(DROP_RSP, "drop_rsp",
+		    "errors, responses, INV_DPDCID not naming a PSN or message in flight"),
+	SMARTT_STAT(TX_PDC_RESTART, "tx_pdc_restarts",
+		    "sequence spaces restarted: the receiver knew no PDC (INV_DPDCID)"),
+	SMARTT_STAT(RX_CHALLENGES, "rx_challenges",
+		    "ACKs of an active PDC sent to a SYN of another: does its sender know it?"),
+	SMARTT_STAT(RX_PDC_CLOSED, "rx_pdc_closed",
+		    "receive states closed: their sender knew the PDC no more (INV_DPDCID)"),
+	SMARTT_STAT(DROP_HOST_PEERS, "drop_host_peers",
+		    "DATA of a new peer from an address holding its share of peers (128)"),
+	SMARTT_STAT(RX_RSP_DUP, "rx_responses_dup",
+		    "SES responses of a message finished already (ACKs repeat them)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)

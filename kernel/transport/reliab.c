@@ -25,6 +25,7 @@
 
 #include "cc/cc_glue.h"
 #include "smartt.h"
+#include "transport/rx.h"
 #include "transport/transport.h"
 
 #define CREATE_TRACE_POINTS
@@ -252,7 +253,11 @@ static u32 smartt_rel_recover(struct sock *sk, struct smartt_peer *peer, u64 end
 	return n;
 }
 
-/* A PSN was acknowledged; false if it already was.  Adds its bytes. */
+/*
+ * A PSN was acknowledged; false if it already was.  Adds its bytes.  The
+ * last segment of a message to be acknowledged holds its slot
+ * (%SMARTT_SEG_WAIT) until the message's SES response comes (ses.c).
+ */
 static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
 			     u64 *bytes)
 {
@@ -271,9 +276,8 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
 	default:
 		return false;
 	}
-	s->state = SMARTT_SEG_FREE;
+	s->state = smartt_msg_acked(s->msg) ? SMARTT_SEG_WAIT : SMARTT_SEG_FREE;
 	*bytes += s->len;
-	smartt_msg_acked(sk, s->msg);
 	return true;
 }
 
@@ -290,7 +294,7 @@ static bool smartt_seg_acked(struct sock *sk, struct smartt_peer *peer, u64 psn,
  *
  * Every PSN below @rcv_nxt and every one the bitmap names is acknowledged,
  * once, merged into the sender's %SMARTT_WIN window; snd_una moves past
- * them.
+ * them, up to the first slot a message waiting for its response holds.
  *
  * Return: true if anything was newly acknowledged.
  */
@@ -303,8 +307,6 @@ bool smartt_rel_acked(struct sock *sk, struct smartt_peer *peer, u64 rcv_nxt,
 
 	for (p = peer->snd_una; p < rcv_nxt; p++)
 		progress |= smartt_seg_acked(sk, peer, p, acked);
-	if (rcv_nxt > peer->snd_una)
-		peer->snd_una = rcv_nxt;
 	for (i = 0; sack && i < SMARTT_SACK_BITS; i++) {
 		p = sack_base + i;
 		if (!(sack & (1ULL << i)) || p < peer->snd_una)
@@ -602,8 +604,9 @@ u64 smartt_rel_deadline(const struct sock *sk, const struct smartt_peer *peer)
  * @now: time, ns
  *
  * Sends a pending coalesced ACK whose time came (its service_time counts
- * the wait), and a probe whose time came, then re-arms the probe for a
- * retry %SMARTT_PROBE_RTTS base RTTs later.
+ * the wait), and a probe whose time came (or, with nothing in flight and
+ * only SES responses missing, the segments held for them), then re-arms
+ * the probe for a retry %SMARTT_PROBE_RTTS base RTTs later.
  */
 void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -632,6 +635,16 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 	    list_empty(&peer->tx_msgs) || !peer->tx_est)
 		return;
 	base = smartt_rel_base(sk, peer);
+	/*
+	 * Nothing in flight, only responses missing: the held segments are
+	 * sent again instead (smartt_rsp_query()), whose duplicates the
+	 * receiver answers with the outcomes it kept.
+	 */
+	if (!peer->in_flight && !peer->lost && smartt_rsp_query(sk, peer)) {
+		smartt_push(sk, peer);
+		r->probe_at = now + SMARTT_PROBE_RTTS * base;
+		return;
+	}
 	smartt_send_probe(sk, peer, now);
 	trace_smartt_probe(smartt_sk(sk)->port, peer->port, SMARTT_PROBE_V_SENT,
 			   peer->snd_una, peer->snd_nxt, 0, base, 0, 0);
@@ -640,12 +653,35 @@ void smartt_rel_timer(struct sock *sk, struct smartt_peer *peer, u64 now)
 }
 
 /**
+ * smartt_probe_valid() - the checks of a CTRL that need no state
+ * @skb: the packet, data at the UDP header, its headers there (its CTRL
+ *	type, PROBE, checked by the parser)
+ *
+ * smartt probes only established PDCs, never as a ROD PDC.
+ *
+ * Return: 0 or the reason to drop it.
+ */
+enum smartt_stat smartt_probe_valid(const struct sk_buff *skb)
+{
+	const struct smartt_pds_ctrl *c = smartt_pds_of(skb);
+	u8 flags = smartt_pds_flags(c->prologue);
+
+	if (flags & (SMARTT_PDS_CTRL_F_SYN | SMARTT_PDS_CTRL_F_ISROD) || !c->spdcid)
+		return SMARTT_STAT_DROP_FIELD;
+	return 0;
+}
+
+/**
  * smartt_rcv_probe() - answer a PROBE
  * @sk: the socket (locked)
  * @peer: the receiver's peer of the probe's PDC (smartt_ctl_peer())
  * @skb: the probe (headers validated, &struct smartt_skb_cb filled)
  *
- * The probe's payload is the prober's snd_una: rcv_nxt moves up to it (as
+ * The probe's payload is the prober's snd_una, its PSN the prober's
+ * snd_nxt: both must lie in the receive window, as a DATA packet's
+ * CLEAR_PSN and PSN (``drop_window``), so that an answer (36 bytes for 20)
+ * goes only to a probe that named the PDC's ids and its PSNs.  rcv_nxt
+ * moves up to the payload and the outcomes below it are forgotten (as
  * CLEAR_PSN does with DATA); the answer is an ACK_CC with the P flag and
  * the probe's probe_opaque, sent at once with the whole receive state.
  *
@@ -665,10 +701,18 @@ int smartt_rcv_probe(struct sock *sk, struct smartt_peer *peer, struct sk_buff *
 		.opaque = ntohs(c->probe_opaque),
 	};
 	u64 una = smartt_psn_extend(ntohl(c->payload), peer->rcv_nxt);
+	u64 nxt = smartt_psn_extend(ntohl(c->psn), una);
 
+	if (una + SMARTT_WIN < peer->rcv_nxt || una > peer->rcv_nxt + SMARTT_WIN ||
+	    nxt < una || nxt - una > SMARTT_WIN) {
+		smartt_stat_inc(net, SMARTT_STAT_DROP_WINDOW);
+		kfree_skb(skb);
+		return 0;
+	}
 	smartt_peer_touch(sk, peer, ktime_get_ns());
-	if (una > peer->rcv_nxt && una - peer->rcv_nxt <= SMARTT_WIN)
+	if (una > peer->rcv_nxt)
 		smartt_rx_advance(peer, una);
+	smartt_rx_done_clear(peer, una);
 	smartt_stat_inc(net, SMARTT_STAT_RX_PROBES);
 	smartt_send_ack(sk, peer, &ai);
 	kfree_skb(skb);

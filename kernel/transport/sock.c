@@ -209,9 +209,76 @@ struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 	return NULL;
 }
 
+static bool smartt_addr_eq(u16 family, const union smartt_addr *a,
+			   const union smartt_addr *b)
+{
+	return family == AF_INET ? a->v4 == b->v4 : ipv6_addr_equal(&a->v6, &b->v6);
+}
+
+/* The host at an address (the peers' bucket of port 0), NULL if none. */
+static struct smartt_host *smartt_host_lookup(struct smartt_sock *ssk, u16 family,
+					      const union smartt_addr *a)
+{
+	struct hlist_head *b = smartt_peer_bucket(ssk, family, a, 0);
+	struct smartt_host *h;
+
+	hlist_for_each_entry(h, &ssk->host_hash[b - ssk->peer_hash], hnode)
+		if (h->family == family && smartt_addr_eq(family, &h->addr, a))
+			return h;
+	return NULL;
+}
+
+/* The host of a new peer, made if needed: NULL without memory. */
+static struct smartt_host *smartt_host_get(struct smartt_sock *ssk, u16 family,
+					   const union smartt_addr *a, gfp_t gfp)
+{
+	struct smartt_host *h = smartt_host_lookup(ssk, family, a);
+
+	if (h)
+		return h;
+	h = kzalloc(sizeof(*h), gfp);
+	if (!h)
+		return NULL;
+	INIT_LIST_HEAD(&h->peers);
+	h->family = family;
+	h->addr = *a;
+	hlist_add_head(&h->hnode, &ssk->host_hash[smartt_peer_bucket(ssk, family, a, 0) -
+						  ssk->peer_hash]);
+	return h;
+}
+
+/* A peer leaves its host, which is freed with its last peer. */
+static void smartt_host_put(struct smartt_peer *p)
+{
+	struct smartt_host *h = p->host;
+
+	list_del(&p->host_node);
+	if (--h->npeers)
+		return;
+	hlist_del(&h->hnode);
+	kfree(h);
+}
+
+/**
+ * smartt_peer_charge() - a peer's reservations for messages in reassembly
+ *	grew or shrank
+ * @peer: the peer (its socket locked)
+ * @bytes: by this many bytes (negative: shrank)
+ *
+ * Kept per peer and per host (smartt_rx_wait_expired() evicts the host
+ * that holds the most).
+ */
+void smartt_peer_charge(struct smartt_peer *peer, s64 bytes)
+{
+	peer->rx_charge += bytes;
+	peer->host->rx_charge += bytes;
+}
+
 /*
  * A new sequence space towards the peer: a new local PDC id (drawn when
- * the next packet goes, smartt_push()) and SYN until the peer answers.
+ * the next packet goes, smartt_push()), SYN until the peer answers, and a
+ * random initial PSN: with the random PDC ids, what an attacker who sees
+ * no packet must guess to forge an ACK, a NACK or an error the PDC takes.
  */
 static void smartt_peer_tx_init(struct smartt_peer *p)
 {
@@ -219,8 +286,8 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
 	p->tx_est = false;
 	p->tx_rpdcid = 0;
 	uet_ack_track_init(&p->tx_rcvd);
-	p->snd_una = 0;
-	p->snd_nxt = 0;
+	p->snd_una = get_random_u32();
+	p->snd_nxt = p->snd_una;
 	p->in_flight = 0;
 	p->lost = 0;
 	p->rto_at = 0;
@@ -248,7 +315,7 @@ static void smartt_peer_tx_init(struct smartt_peer *p)
  */
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer)
 {
-	if (!peer->tx_lpdcid && smartt_pdc_add(sock_net(sk), peer, true, 0))
+	if (!peer->tx_lpdcid && smartt_pdc_add(sock_net(sk), peer, true))
 		return -ENOBUFS;
 	if (peer->win)
 		return 0;
@@ -307,6 +374,25 @@ void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
 	peer->last_active = now;
 	list_move_tail(&peer->node, &smartt_sk(sk)->peers);
+	list_move_tail(&peer->host_node, &peer->host->peers);
+}
+
+/*
+ * A host at its share of peers: its least recently active one makes room
+ * if it has no message either way and has been idle long enough (as in
+ * smartt_peer_evict()).
+ */
+static bool smartt_host_evict(struct sock *sk, struct smartt_host *h)
+{
+	u64 idle = min_t(u64, smartt_idle_ns(smartt_sk(sk)), SMARTT_EVICT_IDLE_NS);
+	struct smartt_peer *p = list_first_entry(&h->peers, struct smartt_peer, host_node);
+
+	if (ktime_get_ns() - p->last_active < idle ||
+	    !list_empty(&p->tx_msgs) || !list_empty(&p->rx_msgs))
+		return false;
+	smartt_peer_free(sk, p);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_PEERS_EVICTED);
+	return true;
 }
 
 /**
@@ -321,9 +407,15 @@ void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now)
  * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
  *
  * At %SMARTT_MAX_PEERS, an idle peer makes room (smartt_peer_evict()).
+ * The receive path (@gfp GFP_ATOMIC) makes peers up to
+ * %SMARTT_RX_PEERS_MAX only, so that packets from others never take the
+ * room sendmsg() needs for a new destination, and at most
+ * %SMARTT_HOST_PEERS_MAX of one address (transport ports), its idle ones
+ * making room, so that one host cannot take the table by changing ports.
  *
- * Return: the peer, or an ERR_PTR: -ENOBUFS at %SMARTT_MAX_PEERS with no
- * peer to evict or without memory, a routing error when the peer cannot be reached.
+ * Return: the peer, or an ERR_PTR: -ENOBUFS at a limit with no peer to
+ * evict (-EADDRINUSE: the address's share) or without memory, a routing
+ * error when the peer cannot be reached.
  */
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp)
@@ -333,20 +425,39 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	struct smartt_peer *p;
 	int err = -ENOBUFS;
 
+	bool rx = !gfpflags_allow_blocking(gfp);
+	struct smartt_host *h;
+
 	p = smartt_peer_lookup(sk, family, a, port);
 	if (p)
 		return p;
-	if (ssk->npeers >= SMARTT_MAX_PEERS && !smartt_peer_evict(sk))
+	h = smartt_host_lookup(ssk, family, a);
+	if (rx && h && h->npeers >= SMARTT_HOST_PEERS_MAX && !smartt_host_evict(sk, h))
+		return ERR_PTR(-EADDRINUSE);
+	if (ssk->npeers >= (rx ? SMARTT_RX_PEERS_MAX : SMARTT_MAX_PEERS) &&
+	    !smartt_peer_evict(sk))
+		return ERR_PTR(-ENOBUFS);
+	/* (an eviction may have freed the host) */
+	h = smartt_host_get(ssk, family, a, gfp);
+	if (!h)
 		return ERR_PTR(-ENOBUFS);
 	p = kzalloc(sizeof(*p), gfp);
-	if (!p)
+	if (!p) {
+		if (!h->npeers) {
+			hlist_del(&h->hnode);
+			kfree(h);
+		}
 		return ERR_PTR(-ENOBUFS);
+	}
 	p->sk = sk;
+	p->host = h;
+	list_add_tail(&p->host_node, &h->peers);
+	h->npeers++;
 	INIT_HLIST_NODE(&p->pdc_tx_node);
 	INIT_HLIST_NODE(&p->pdc_rx_node);
 	if (dst_cache_init(&p->dst_cache, gfp))
 		goto fail;
-	if (smartt_pdc_add(sock_net(sk), p, false, 0)) {
+	if (smartt_pdc_add(sock_net(sk), p, false)) {
 		dst_cache_destroy(&p->dst_cache);
 		goto fail;
 	}
@@ -357,6 +468,8 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	INIT_LIST_HEAD(&p->tx_msgs);
 	INIT_LIST_HEAD(&p->rx_msgs);
 	p->rx_ids = RB_ROOT;
+	INIT_LIST_HEAD(&p->rx_done);
+	p->rx_done_ids = RB_ROOT;
 	timerqueue_init(&p->due);
 	smartt_peer_tx_init(p);
 	if (family == AF_INET)
@@ -367,6 +480,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	if (err) {
 		smartt_pdc_del(sock_net(sk), p, false);
 		dst_cache_destroy(&p->dst_cache);
+		smartt_host_put(p);
 		/* seen by a reader of the PDC table: freed after a grace period */
 		kfree_rcu(p, rcu);
 		return ERR_PTR(err);
@@ -379,6 +493,7 @@ struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 	smartt_peer_due(sk, p, p->last_active + smartt_idle_ns(ssk));
 	return p;
 fail:
+	smartt_host_put(p);
 	kfree(p);
 	return ERR_PTR(err);
 }
@@ -447,17 +562,18 @@ static void smartt_msg_done(struct sock *sk, struct smartt_tx_msg *m, int status
 
 /**
  * smartt_msg_acked() - a segment of a message was acknowledged
- * @sk: socket (locked)
  * @m: the message
  *
- * Completes the message when it was its last segment.
+ * Return: true when it was the last: the message waits for its receiver's
+ * SES response (ses.c), from now on.
  */
-void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m)
+bool smartt_msg_acked(struct smartt_tx_msg *m)
 {
 	if (++m->acked < m->nsegs)
-		return;
-	smartt_msg_done(sk, m, 0);
-	smartt_write_space(sk);
+		return false;
+	if (!m->wait_ns)
+		m->wait_ns = ktime_get_ns();
+	return true;
 }
 
 /**
@@ -495,32 +611,34 @@ void smartt_snd_una_advance(struct smartt_peer *peer)
 }
 
 /**
- * smartt_msg_fail() - fail one message to a peer, the others going on
- * @sk: socket (locked)
- * @peer: the peer
- * @id: the message's SES message id (its number's low 16 bits: at most
+ * smartt_tx_msg_find() - a message being sent, by its SES message id
+ * @peer: the peer (its socket locked)
+ * @id: the message id (its number's low 16 bits: at most
  *	%SMARTT_SES_MSG_MAX_MSGS messages are unfinished, the id is unique)
- * @err: negative errno reported for it
  *
- * For an error the receiver gives about one message (too large, expired,
- * evicted).  Its segments leave the window as if acknowledged, without
- * counting as delivered: snd_una passes them, and the receiver skips the
- * hole when the next DATA tells it its CLEAR_PSN (snd_una).  O(%SMARTT_WIN).
- *
- * Return: false if no message @id is being sent (it completed, or failed
- * already).
+ * Return: the message, or NULL.
  */
-bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err)
+struct smartt_tx_msg *smartt_tx_msg_find(struct smartt_peer *peer, u16 id)
 {
 	struct smartt_tx_msg *m;
-	struct smartt_txseg *s;
-	u64 psn;
 
 	list_for_each_entry(m, &peer->tx_msgs, node)
 		if ((u16)m->id == id)
-			goto found;
-	return false;
-found:
+			return m;
+	return NULL;
+}
+
+/*
+ * A message leaves the window: its segments' slots are freed (snd_una
+ * passes them, and the receiver learns it from the next CLEAR_PSN), it is
+ * reported with @status, and the peer's window is refilled.  O(%SMARTT_WIN).
+ */
+static void smartt_msg_finish(struct sock *sk, struct smartt_peer *peer,
+			      struct smartt_tx_msg *m, int status)
+{
+	struct smartt_txseg *s;
+	u64 psn;
+
 	for (psn = peer->snd_una; psn < peer->snd_nxt; psn++) {
 		s = &peer->win[psn % SMARTT_WIN];
 		if (s->psn != psn || s->msg != m)
@@ -533,14 +651,78 @@ found:
 		s->msg = NULL;
 	}
 	smartt_snd_una_advance(peer);
-	smartt_crp_msg_gone(peer, m->id);
-	smartt_msg_done(sk, m, err);
+	if (status)
+		smartt_crp_msg_gone(peer, m->id);
+	smartt_msg_done(sk, m, status);
 	if (list_empty(&peer->tx_msgs))
 		peer->rto_at = 0;
 	else
 		smartt_push(sk, peer);
 	smartt_write_space(sk);
+}
+
+/**
+ * smartt_msg_complete() - the receiver delivered a message
+ * @sk: socket (locked)
+ * @peer: the receiver
+ * @m: the message, every segment sent
+ *
+ * Its SES response said so (ses.c): the message succeeds, whatever of it
+ * is still unacknowledged here (the ACKs that would say so were lost).
+ */
+void smartt_msg_complete(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m)
+{
+	smartt_msg_finish(sk, peer, m, 0);
+}
+
+/**
+ * smartt_msg_fail() - fail one message to a peer, the others going on
+ * @sk: socket (locked)
+ * @peer: the peer
+ * @id: the message's SES message id
+ * @err: negative errno reported for it
+ *
+ * For an error the receiver gives about one message (too large, expired,
+ * evicted), or a message whose response never came.  Its segments leave
+ * the window as if acknowledged, without counting as delivered: snd_una
+ * passes them, and the receiver skips the hole when the next DATA tells it
+ * its CLEAR_PSN (snd_una).  O(%SMARTT_WIN).
+ *
+ * Return: false if no message @id is being sent (it completed, or failed
+ * already).
+ */
+bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err)
+{
+	struct smartt_tx_msg *m = smartt_tx_msg_find(peer, id);
+
+	if (!m)
+		return false;
+	smartt_msg_finish(sk, peer, m, err);
 	return true;
+}
+
+/**
+ * smartt_peer_restart() - the receiver knows no PDC of ours: a new one
+ * @sk: socket (locked)
+ * @peer: the peer
+ *
+ * Its state is gone (its socket restarted, or it reclaimed the peer): a
+ * message of which a segment was sent may or may not have been delivered,
+ * and fails with ECONNRESET; the messages not begun go on in a new sequence
+ * space, which starts with SYN.
+ */
+void smartt_peer_restart(struct sock *sk, struct smartt_peer *peer)
+{
+	struct smartt_tx_msg *m, *tmp;
+
+	list_for_each_entry_safe(m, tmp, &peer->tx_msgs, node)
+		if (m->next_seg)
+			smartt_msg_done(sk, m, -ECONNRESET);
+	smartt_peer_tx_init(peer);
+	smartt_cc_peer_init(smartt_sk(sk), peer);
+	smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_PDC_RESTART);
+	smartt_push(sk, peer);
+	smartt_write_space(sk);
 }
 
 static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
@@ -552,11 +734,13 @@ static void smartt_peer_free(struct sock *sk, struct smartt_peer *peer)
 		smartt_msg_done(sk, m, -ECONNRESET);
 	list_for_each_entry_safe(r, rtmp, &peer->rx_msgs, node)
 		smartt_rx_msg_free(sk, peer, r);
+	smartt_rx_done_purge(peer);
 	dst_cache_destroy(&peer->dst_cache);
 	smartt_path_free(peer);
 	smartt_peer_due_unlink(sk, peer);
 	list_del(&peer->node);
 	hlist_del(&peer->hnode);
+	smartt_host_put(peer);
 	smartt_sk(sk)->npeers--;
 	smartt_pdc_del(sock_net(sk), peer, true);
 	smartt_pdc_del(sock_net(sk), peer, false);
@@ -1052,8 +1236,10 @@ static int smartt_init_sock(struct sock *sk)
 	int err;
 
 	INIT_LIST_HEAD(&ssk->peers);
-	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++)
+	for (i = 0; i < ARRAY_SIZE(ssk->peer_hash); i++) {
 		INIT_HLIST_HEAD(&ssk->peer_hash[i]);
+		INIT_HLIST_HEAD(&ssk->host_hash[i]);
+	}
 	ssk->peer_seed = get_random_u32();
 	INIT_HLIST_NODE(&ssk->bind_node);
 	ssk->msg_max = SMARTT_MSG_MAX_DEFAULT;

@@ -22,9 +22,10 @@
  *
  * Every segment in flight is declared lost (its entropy reported to the
  * path selector) and sent again as the window allows; the RTO doubles up
- * to %SMARTT_RTO_MAX_NS.  With nothing in flight (cc "crp": every packet
- * left waits for its reservation) nothing timed out: the window is only
- * refilled.
+ * to %SMARTT_RTO_MAX_NS.  Each message acknowledged whose SES response did
+ * not come asks for it again (smartt_rsp_query()).  With nothing in flight
+ * and no response missing (cc "crp": every packet left waits for its
+ * reservation) nothing timed out: the window is only refilled.
  */
 void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 {
@@ -33,6 +34,12 @@ void smartt_on_rto(struct sock *sk, struct smartt_peer *peer, u64 now)
 
 	if (!peer->win)
 		return;
+	if (smartt_rsp_query(sk, peer) && !peer->in_flight) {
+		peer->rto_ns = min_t(u64, peer->rto_ns * 2, SMARTT_RTO_MAX_NS);
+		peer->rto_at = 0;
+		smartt_push(sk, peer);
+		return;
+	}
 	if (!peer->in_flight) {
 		peer->rto_at = 0;
 		smartt_push(sk, peer);
@@ -187,12 +194,16 @@ void smartt_timer_arm(struct sock *sk)
 		smartt_timer_arm_at(sk, at);
 }
 
-/* Free a partial message and tell its sender why. */
+/*
+ * Free a partial message, keep its outcome (its sender may ask for it,
+ * ses.c) and tell its sender why.
+ */
 static void smartt_rx_drop_msg(struct sock *sk, struct smartt_peer *p,
 			       struct smartt_rx_msg *m, u8 rc, enum smartt_stat why)
 {
 	smartt_stat_inc(sock_net(sk), why);
 	smartt_send_error_peer(sk, p, m->id, rc);
+	smartt_rx_done_add(sk, p, m->id, m->psn_hi, m->len, rc);
 	smartt_rx_msg_free(sk, p, m);
 }
 
@@ -213,33 +224,40 @@ static void smartt_rx_expire(struct sock *sk, struct smartt_peer *p, u64 now)
 /*
  * A new message refused for want of buffer while others are reassembled
  * waits at most half the socket's timeout (so that a sender with the same
- * timeout does not give up first): then the peer holding the largest
- * reservation loses its partial messages, so that no sender keeps the
- * buffer from the others by trickling segments, and for another timeout
- * only the waiter may start a message.  Each freed message's sender gets
- * an error.  The search for that peer walks every peer, at most once per
- * half timeout.
+ * timeout does not give up first): then the host (address) holding the
+ * largest reservation loses the partial messages of all its peers, so that
+ * no sender keeps the buffer from the others by trickling segments from
+ * one port or many, and for another timeout only the waiter's host may
+ * start a message.  The waiter is never of the host evicted (a host with
+ * a message in reassembly does not wait, smartt_rcv_data()).  Each freed
+ * message's sender gets an error.  The search walks every host, at most
+ * once per half timeout.
  */
 static void smartt_rx_wait_expired(struct sock *sk, u64 now)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
-	struct smartt_peer *p, *hog = NULL;
+	struct smartt_host *h, *hog = NULL;
 	struct smartt_rx_msg *m, *tmp;
+	struct smartt_peer *p;
+	unsigned int b;
 
 	if (!ssk->rx_wait_since || now - ssk->rx_wait_since < ssk->timeout_ns / 2)
 		return;
 	ssk->rx_wait_since = 0;
-	list_for_each_entry(p, &ssk->peers, node)
-		if (p->rx_charge && (!hog || p->rx_charge > hog->rx_charge))
-			hog = p;
+	for (b = 0; b < ARRAY_SIZE(ssk->host_hash); b++)
+		hlist_for_each_entry(h, &ssk->host_hash[b], hnode)
+			if (h->rx_charge && (!hog || h->rx_charge > hog->rx_charge))
+				hog = h;
 	if (!hog)
 		return;
-	list_for_each_entry_safe(m, tmp, &hog->rx_msgs, node)
-		smartt_rx_drop_msg(sk, hog, m, SMARTT_SES_RC_DROPPED, SMARTT_STAT_RX_EVICTED);
+	list_for_each_entry(p, &hog->peers, host_node)
+		list_for_each_entry_safe(m, tmp, &p->rx_msgs, node)
+			smartt_rx_drop_msg(sk, p, m, SMARTT_SES_RC_DROPPED,
+					   SMARTT_STAT_RX_EVICTED);
 	/*
-	 * For a timeout, only the waiter may start a message: its RTO
+	 * For a timeout, only the waiter's host may start a message: its RTO
 	 * (at most SMARTT_RTO_MAX_NS) brings it back before anyone else,
-	 * the evicted peer included, takes the buffer again.
+	 * the evicted host included, takes the buffer again.
 	 */
 	ssk->rx_grace_until = now + ssk->timeout_ns;
 	ssk->rx_grace_for = ssk->rx_waiter;
@@ -252,6 +270,8 @@ static void smartt_peer_timer(struct sock *sk, struct smartt_peer *p, u64 now)
 
 	smartt_rx_expire(sk, p, now);
 	smartt_rel_timer(sk, p, now);
+	if (p->win)
+		smartt_rsp_timer(sk, p, now);
 	if (list_empty(&p->tx_msgs)) {
 		p->rto_at = 0;
 	} else if (now - p->last_progress >= ssk->timeout_ns) {

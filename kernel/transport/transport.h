@@ -43,6 +43,13 @@
 #define SMARTT_WIN		256
 /* Peers per socket. */
 #define SMARTT_MAX_PEERS	1024
+/*
+ * Peers the receive path may make: the rest of %SMARTT_MAX_PEERS are kept
+ * for sendmsg() to new destinations.
+ */
+#define SMARTT_RX_PEERS_MAX	(SMARTT_MAX_PEERS - SMARTT_MAX_PEERS / 8)
+/* Peers (transport ports) of one source address per socket. */
+#define SMARTT_HOST_PEERS_MAX	(SMARTT_MAX_PEERS / 8)
 /* Peer lookup: a seeded hash of address and port into this many buckets. */
 #define SMARTT_PEER_HASH_BITS	7
 /* Ports bound per netns hash into this many buckets. */
@@ -54,6 +61,15 @@
 #define SMARTT_ERR_RATELIMIT_DEF	1U
 #define SMARTT_ERR_RATELIMIT_MAX	3600000U
 #define SMARTT_ERR_BURST		50U
+/*
+ * And per source address: this many buckets per netns (a seeded hash of
+ * the address), each refilled %SMARTT_ERR_SRC_SHARE times slower than the
+ * netns's and holding %SMARTT_ERR_SRC_BURST packets: one source spends a
+ * tenth of the netns's rate at most, the others keep theirs.
+ */
+#define SMARTT_ERR_SRC_BUCKETS		64
+#define SMARTT_ERR_SRC_SHARE		10U
+#define SMARTT_ERR_SRC_BURST		5U
 /* Ephemeral transport ports (transport ports are 12-bit PIDonFEPs). */
 #define SMARTT_PORT_EPH_LO	2048
 #define SMARTT_PORT_EPH_HI	SMARTT_PORT_MAX
@@ -87,6 +103,8 @@
 #define SMARTT_EVICT_IDLE_NS	(2 * SMARTT_RTO_MAX_NS)
 /* Peers looked at, least recently active first, for one eviction. */
 #define SMARTT_EVICT_SCAN	8
+/* Room before a packet's PDS header for the link, IP and UDP headers. */
+#define SMARTT_HEADROOM	(LL_MAX_HEADER + sizeof(struct ipv6hdr) + sizeof(struct udphdr))
 /* udp_sock.encap_type of the encapsulation sockets (any non-zero value). */
 #define SMARTT_UDP_ENCAP_TYPE	1
 /* Default window of cc "none", in segments. */
@@ -117,10 +135,32 @@ enum smartt_seg_state {
 	SMARTT_SEG_FREE = 0,	/* acknowledged, or never used */
 	SMARTT_SEG_INFLIGHT,	/* sent, counted in in_flight */
 	SMARTT_SEG_LOST,	/* declared lost, queued for retransmission */
+	SMARTT_SEG_WAIT,	/* acknowledged, the last of its message: held until
+				 * the receiver's SES response for the message
+				 */
 };
 
 struct smartt_tx_msg;
 struct smartt_path;
+
+/**
+ * struct smartt_host - the peers of a socket at one address: what the
+ *	receive path shares fairly between hosts, whatever the ports they use
+ * @hnode: in &struct smartt_sock.host_hash
+ * @peers: its peers, least recently active first (&struct smartt_peer.host_node)
+ * @family: AF_INET or AF_INET6
+ * @addr: the address
+ * @npeers: entries in @peers (at most %SMARTT_HOST_PEERS_MAX)
+ * @rx_charge: the reservations of its peers' messages being reassembled
+ */
+struct smartt_host {
+	struct hlist_node hnode;
+	struct list_head peers;
+	u16 family;
+	union smartt_addr addr;
+	u32 npeers;
+	u64 rx_charge;
+};
 
 /* &struct smartt_txseg.crp */
 #define SMARTT_TXSEG_SPEC	0x01
@@ -130,74 +170,7 @@ struct smartt_path;
 #define SMARTT_TXSEG_GEN_SHIFT	4
 #define SMARTT_TXSEG_GEN_MASK	0xf0
 
-/* CRP reservations a peer's sender holds at once (crp.c). */
-#define SMARTT_CRP_SEGS		16
-
-/* &struct smartt_crp_seg.state */
-enum smartt_crp_state {
-	SMARTT_CRP_FREE = 0,	/* unused entry */
-	SMARTT_CRP_ASK,		/* a request is out, no answer yet */
-	SMARTT_CRP_WAIT,	/* a retry came: ask again at @at */
-	SMARTT_CRP_GRANTED,	/* a grant came: the rest goes from @at on */
-};
-
-/**
- * struct smartt_crp_seg - one CRP reservation of a sender (cc "crp")
- * @msg_id: the message
- * @off: offset of the reserved segment in the message, bytes
- * @first_psn: PSN of the segment's first packet (valid once @sent > 0;
- *	the segment's packets take consecutive PSNs)
- * @at: %SMARTT_CRP_ASK: when to ask again if no answer came;
- *	%SMARTT_CRP_WAIT: when to ask again; %SMARTT_CRP_GRANTED: the
- *	reservation's start (ns, CLOCK_MONOTONIC)
- * @wake: %SMARTT_CRP_GRANTED: a packet waits for its departure to come
- *	within the EDT horizon, at this time (ns, 0: none)
- * @asked: when its last request left (ns)
- * @len: payload bytes of the segment
- * @req_bytes: the reservation asked for, wire bytes with epsilon
- * @spec: payload bytes sent speculatively
- * @paced: wire bytes sent under the grant so far: the next one leaves
- *	this much capacity after @at
- * @npkts: packets of the segment
- * @sent: packets sent at least once
- * @retries: requests sent before the one out
- * @gen: grants the segment took (a packet the current grant carried and
- *	that was lost makes the segment ask again)
- * @state: &enum smartt_crp_state
- * @nospec: speculation stopped (a speculative packet was trimmed, or
- *	the socket's spec_bytes is 0)
- */
-struct smartt_crp_seg {
-	u64 msg_id;
-	u64 off;
-	u64 first_psn;
-	u64 at;
-	u64 wake;
-	u64 asked;
-	u32 len;
-	u32 req_bytes;
-	u32 spec;
-	u32 paced;
-	u16 npkts;
-	u16 sent;
-	u16 retries;
-	u8 state;
-	u8 nospec;
-	u8 gen;
-};
-
-/**
- * struct smartt_crp_cfg - the transport's CRP knobs
- * @k: the reservation core's (kernel/algo/crp.h): slot_ns, cells and
- *	cmax describe the tables (cmax: bytes a slot holds at the host's
- *	rate), nmin, nmax and eps the segments, retry_ns the retry wait
- * @spec_bytes: payload bytes of a segment sent speculatively before its
- *	grant (0: none)
- */
-struct smartt_crp_cfg {
-	struct crp_knobs k;
-	u32 spec_bytes;
-};
+#include "transport/crp.h"
 
 /* Transmissions of a PSN counted in &struct smartt_txseg.tx_count. */
 #define SMARTT_TXSEG_TX_MAX	255
@@ -245,6 +218,8 @@ struct smartt_txseg {
  * @next_seg: next segment never sent
  * @acked: segments acknowledged
  * @start_ns: time of sendmsg()
+ * @wait_ns: when every segment was first acknowledged: from then on the
+ *	message waits for the receiver's SES response (0: not yet)
  * @data: the payload (kvmalloc)
  */
 struct smartt_tx_msg {
@@ -257,6 +232,7 @@ struct smartt_tx_msg {
 	u32 next_seg;
 	u32 acked;
 	u64 start_ns;
+	u64 wait_ns;
 	u8 *data;
 };
 
@@ -276,6 +252,7 @@ struct smartt_tx_msg {
  * @reserve: the part of @charge not yet used by a segment
  * @last_ns: when the message was admitted or last got a new segment; the
  *	peer's list is in this order, oldest first
+ * @psn_hi: the highest PSN of a segment received (extended)
  */
 struct smartt_rx_msg {
 	struct list_head node;
@@ -289,6 +266,30 @@ struct smartt_rx_msg {
 	u64 charge;
 	u64 reserve;
 	u64 last_ns;
+	u64 psn_hi;
+};
+
+/* Outcomes a peer's receive state remembers at most (ses.c). */
+#define SMARTT_RX_DONE_MAX	(2 * SMARTT_WIN)
+
+/**
+ * struct smartt_rx_done - the outcome of a message of a peer's sequence
+ *	space, kept until the sender's CLEAR_PSN passes its last PSN (ses.c)
+ * @idnode: in &struct smartt_peer.rx_done_ids
+ * @node: in &struct smartt_peer.rx_done, oldest first
+ * @id: message number (extended, as &struct smartt_rx_msg.id)
+ * @psn_hi: the highest PSN of the message received (extended)
+ * @len: message bytes
+ * @rc: the SES return code the receiver answered (&enum smartt_ses_rc):
+ *	%SMARTT_SES_RC_OK once delivered, an error once freed undelivered
+ */
+struct smartt_rx_done {
+	struct rb_node idnode;
+	struct list_head node;
+	u64 id;
+	u64 psn_hi;
+	u32 len;
+	u8 rc;
 };
 
 /**
@@ -301,6 +302,8 @@ struct smartt_rx_msg {
  * @pdc_tx_node: in the netns's PDC table by @tx_lpdcid (once non-zero)
  * @pdc_rx_node: in the netns's PDC table by @rx_lpdcid
  * @hnode: in &struct smartt_sock.peer_hash
+ * @host: the peers at the same address (&struct smartt_host)
+ * @host_node: in @host's list, in order of activity
  * @due: in &struct smartt_sock.due from the peer's creation until it is
  *	freed, keyed by its earliest deadline (or an earlier time: a
  *	deadline that moved later is found out when the old one comes)
@@ -355,6 +358,13 @@ struct smartt_rx_msg {
  * @rx_msgs: messages being reassembled, least recently progressed first
  * @rx_ids: the same messages by id (&struct smartt_rx_msg.idnode)
  * @rx_charge: the reservations (&struct smartt_rx_msg.charge) of @rx_msgs
+ * @rx_done: outcomes of finished messages the sender may still ask for,
+ *	oldest first (&struct smartt_rx_done)
+ * @rx_done_ids: the same by message number
+ * @rx_ndone: entries in @rx_done
+ * @rx_last_ns: when a DATA packet of @rx_rpdcid was last accepted (ns): a
+ *	SYN of another sender PDC replaces a quiet one only
+ * @rx_chal_ns: when the last challenge ACK went (ns, 0: none)
  * @ss: SMaRTT core state (cc_algo SMARTT_CCA_SMARTT)
  * @st: STrack core state (cc_algo SMARTT_CCA_STRACK)
  * @dc: DCTCP-style core state (cc_algo SMARTT_CCA_DCTCP)
@@ -370,6 +380,8 @@ struct smartt_peer {
 	struct hlist_node pdc_tx_node;
 	struct hlist_node pdc_rx_node;
 	struct hlist_node hnode;
+	struct smartt_host *host;
+	struct list_head host_node;
 	struct timerqueue_node due;
 	u16 family;
 	union smartt_addr addr;
@@ -407,6 +419,11 @@ struct smartt_peer {
 	struct list_head rx_msgs;
 	struct rb_root rx_ids;
 	u64 rx_charge;
+	struct list_head rx_done;
+	struct rb_root rx_done_ids;
+	u32 rx_ndone;
+	u64 rx_last_ns;
+	u64 rx_chal_ns;
 	struct smartt_state ss;
 	struct strack_state st;
 	struct dctcp_state dc;
@@ -425,6 +442,7 @@ struct smartt_peer {
  * @npeers: entries in @peers
  * @peer_hash: the peers again, by smartt_peer_lookup()'s hash
  * @peer_seed: that hash's seed, random per socket
+ * @host_hash: the peers' hosts (&struct smartt_host), by the same seed
  * @msg_max: SMARTT_MSG_MAX
  * @timeout_ns: SMARTT_TIMEOUT_MS in ns
  * @cc: %SMARTT_CC_NONE or the &enum smartt_profile_id of @sp
@@ -445,10 +463,12 @@ struct smartt_peer {
  *	reassembled
  * @rx_wait_since: when a new message was first refused for want of
  *	receive buffer while others were being reassembled (ns, 0: none)
- * @rx_waiter: the peer refused then (a token, never dereferenced)
+ * @rx_waiter: the host of the peer refused then (a token, never
+ *	dereferenced)
  * @rx_grace_until: after an eviction, until when only @rx_grace_for may
  *	start a new message (ns, 0: no grace)
- * @rx_grace_for: the waiter the eviction was for (a token, as @rx_waiter)
+ * @rx_grace_for: the waiter's host the eviction was for (a token, as
+ *	@rx_waiter)
  * @due: the peers with a deadline, earliest first (smartt_peer_due())
  * @timer: retransmission / timeout timer, pending by the earliest of @due
  *	and @rx_wait_since's deadline
@@ -463,6 +483,7 @@ struct smartt_sock {
 	u32 npeers;
 	struct hlist_head peer_hash[1 << SMARTT_PEER_HASH_BITS];
 	u32 peer_seed;
+	struct hlist_head host_hash[1 << SMARTT_PEER_HASH_BITS];
 	u32 msg_max;
 	u64 timeout_ns;
 	s8 cc;
@@ -536,237 +557,7 @@ struct smartt_skb_cb {
 
 #define SMARTT_SKB_CB(skb)	((struct smartt_skb_cb *)&((skb)->cb[0]))
 
-/* Counters of /proc/net/smartt_stats; names in proto.c. */
-enum smartt_stat {
-	SMARTT_STAT_TX_PKTS,
-	SMARTT_STAT_TX_BYTES,
-	SMARTT_STAT_TX_DATA,
-	SMARTT_STAT_TX_ACKS,
-	SMARTT_STAT_TX_NACKS,
-	SMARTT_STAT_TX_ERRORS,
-	SMARTT_STAT_TX_ERRORS_LIMITED,
-	SMARTT_STAT_TX_FAIL,
-	SMARTT_STAT_RX_PKTS,
-	SMARTT_STAT_RX_BYTES,
-	SMARTT_STAT_RX_DATA,
-	SMARTT_STAT_RX_ACKS,
-	SMARTT_STAT_RX_NACKS,
-	SMARTT_STAT_RX_ERRORS,
-	SMARTT_STAT_RX_DUP,
-	SMARTT_STAT_RX_TRIMMED,
-	SMARTT_STAT_RX_CE,
-	SMARTT_STAT_MSGS_SENT,
-	SMARTT_STAT_MSGS_DELIVERED,
-	SMARTT_STAT_MSGS_FAILED,
-	SMARTT_STAT_RETRANSMITS,
-	SMARTT_STAT_FAST_RETRANSMITS,
-	SMARTT_STAT_RTOS,
-	SMARTT_STAT_MALFORMED,
-	SMARTT_STAT_DROP_SHORT,
-	SMARTT_STAT_DROP_MAGIC,
-	SMARTT_STAT_DROP_VERSION,
-	SMARTT_STAT_DROP_TYPE,
-	SMARTT_STAT_DROP_HLEN,
-	SMARTT_STAT_DROP_LEN,
-	SMARTT_STAT_DROP_OFFSET,
-	SMARTT_STAT_DROP_EPOCH,
-	SMARTT_STAT_DROP_ACK_UNSENT,
-	SMARTT_STAT_DROP_WINDOW,
-	SMARTT_STAT_DROP_NO_SOCKET,
-	SMARTT_STAT_DROP_NO_PEER,
-	SMARTT_STAT_DROP_PEERS,
-	SMARTT_STAT_DROP_RMEM,
-	SMARTT_STAT_DROP_BACKLOG,
-	SMARTT_STAT_DROP_NOMEM,
-	SMARTT_STAT_DROP_CLOSED,
-	SMARTT_STAT_DROP_NOT_UNICAST,
-	SMARTT_STAT_ERR_CONNREFUSED,
-	SMARTT_STAT_ERR_TIMEDOUT,
-	SMARTT_STAT_ERR_MSGSIZE,
-	SMARTT_STAT_ERR_NOROUTE,
-	SMARTT_STAT_COMPLETIONS,
-	SMARTT_STAT_COMPLETIONS_DROPPED,
-	SMARTT_STAT_ACKS_COALESCED,
-	SMARTT_STAT_ACKS_DELAYED,
-	SMARTT_STAT_ACKS_REQUESTED,
-	SMARTT_STAT_OOO_RECOVERIES,
-	SMARTT_STAT_OOO_LOSSES,
-	SMARTT_STAT_TX_PROBES,
-	SMARTT_STAT_RX_PROBES,
-	SMARTT_STAT_RX_PROBE_ACKS,
-	SMARTT_STAT_PROBE_RECOVERIES,
-	SMARTT_STAT_PROBE_LOSSES,
-	SMARTT_STAT_PROBE_ACKS_LATE,
-	SMARTT_STAT_RTO_LOSSES,
-	SMARTT_STAT_PATH_GOOD,
-	SMARTT_STAT_PATH_ECN,
-	SMARTT_STAT_PATH_NACK,
-	SMARTT_STAT_PATH_LAST_HOP,
-	SMARTT_STAT_PATH_TIMEOUT,
-	SMARTT_STAT_PATH_LOST,
-	SMARTT_STAT_PATH_BAD_ENTROPY,
-	SMARTT_STAT_PATH_FREEZES,
-	SMARTT_STAT_PATH_UNFREEZES,
-	SMARTT_STAT_PATH_ECN_NOOP,
-	SMARTT_STAT_DROP_MEM,
-	SMARTT_STAT_DROP_SEG_CHARGE,
-	SMARTT_STAT_RX_COPIED,
-	SMARTT_STAT_RX_EXPIRED,
-	SMARTT_STAT_RX_EVICTED,
-	SMARTT_STAT_PEERS_EVICTED,
-	SMARTT_STAT_ERR_NOBUFS,
-	SMARTT_STAT_DROP_CTRL_STALE,
-	SMARTT_STAT_CRP_TX_REQ,
-	SMARTT_STAT_CRP_REQ_TIMEOUTS,
-	SMARTT_STAT_CRP_RX_GRANT,
-	SMARTT_STAT_CRP_RX_RETRY,
-	SMARTT_STAT_CRP_RETRY_NOSLOT,
-	SMARTT_STAT_CRP_RETRY_FULL,
-	SMARTT_STAT_CRP_RETRY_CONV,
-	SMARTT_STAT_CRP_DROP_UNKNOWN,
-	SMARTT_STAT_CRP_DROP_BAD,
-	SMARTT_STAT_CRP_RX_REQ,
-	SMARTT_STAT_CRP_HOST_GRANT,
-	SMARTT_STAT_CRP_HOST_RETRY,
-	SMARTT_STAT_CRP_TX_GRANT,
-	SMARTT_STAT_CRP_TX_RETRY,
-	SMARTT_STAT_CRP_TX_SPEC,
-	SMARTT_STAT_CRP_TX_GRANTED,
-	SMARTT_STAT_CRP_TX_NONPART,
-	SMARTT_STAT_CRP_SPEC_DROPPED,
-	SMARTT_STAT_CRP_SPEC_RECOVERED,
-	SMARTT_STAT_DROP_CRC,
-	SMARTT_STAT_DROP_DPDCID,
-	SMARTT_STAT_DROP_SPDCID,
-	SMARTT_STAT_DROP_SRC,
-	SMARTT_STAT_DROP_JOB,
-	SMARTT_STAT_DROP_SEG_UNKNOWN,
-	SMARTT_STAT_DROP_MSG_ID,
-	SMARTT_STAT_DROP_FIELD,
-	SMARTT_STAT_PDC_EXHAUSTED,
-	SMARTT_STAT_RX_PDC_RESET,
-	SMARTT_STAT_TX_MSG_ID_WAIT,
-	SMARTT_STAT_CRP_REASK,
-	SMARTT_STAT_COUNT,
-};
-
-/**
- * struct smartt_stats - one CPU's counters
- * @v: by &enum smartt_stat
- */
-struct smartt_stats {
-	u64 v[SMARTT_STAT_COUNT];
-};
-
-/* Packet classes of the net.smartt.transport_dscp_* sysctls. */
-enum smartt_dscp_class {
-	SMARTT_DSCP_C_TRIMMABLE,
-	SMARTT_DSCP_C_TRIMMED,
-	SMARTT_DSCP_C_TRIMMED_LASTHOP,
-	SMARTT_DSCP_C_CONTROL,
-	SMARTT_DSCP_C_CRP_SPEC,
-	SMARTT_DSCP_C_CRP_GRANTED,
-	SMARTT_DSCP_C_CRP_SPEC_DROPPED,
-	SMARTT_DSCP_NCLASS,
-};
-
-/**
- * struct smartt_net - per-netns state of the transport
- * @udp_lock: serializes opening and closing the UDP sockets
- * @udp_users: transport sockets of the netns (the UDP sockets exist while
- *	it is non-zero)
- * @udp4: UDP encapsulation socket, IPv4
- * @udp6: UDP encapsulation socket, IPv6 (NULL when IPv6 is disabled)
- * @bind_lock: protects writers of @bind
- * @bind: bound sockets by transport port
- * @stats: per-CPU counters, &enum smartt_stat
- * @cfg_lock: serializes writers of the net.smartt.transport_* sysctls
- * @lb: net.smartt.transport_lb and transport_lb_knobs: the selector of new
- *	sockets
- * @lb_text: net.smartt.transport_lb_knobs as written
- * @sport: net.smartt.transport_sport_base << 16 | (transport_sport_range
- *	- 1), read locklessly by every transmission
- * @err_lock: protects @err_credit and @err_last
- * @err_ratelimit: net.smartt.transport_err_ratelimit, ms between error
- *	packets (0: no limit)
- * @err_credit: the error packets' token bucket, in ns of credit
- * @err_last: when @err_credit was last refilled (ktime_get_ns())
- * @cc_default: net.smartt.transport_cc, the congestion control of new
- *	sockets (under @cfg_lock)
- * @crp: net.smartt.transport_crp_knobs: the CRP knobs a socket takes when
- *	it selects cc "crp", and those of the host's destination table
- *	(under @cfg_lock, and @crp_lock for the table's)
- * @crp_text: net.smartt.transport_crp_knobs as written
- * @crp_lock: protects @crp_host and @crp_host_k
- * @crp_host: the host's CRP destination table, for requests no fabric
- *	port decided (crp.c)
- * @crp_host_k: the knobs @crp_host was made with
- * @crp4: UDP socket of the CRP control packets (crp_udp_port), IPv4
- * @crp6: the same, IPv6 (NULL when IPv6 is disabled)
- * @pdc_lock: protects writers of @pdc_tx, @pdc_rx and @npdc
- * @pdc_tx: the peers of the netns by their sender's local PDC id (RCU)
- * @pdc_rx: the peers of the netns by their receiver's local PDC id (RCU)
- * @npdc: ids in @pdc_tx and @pdc_rx
- * @dscp: the net.smartt.transport_dscp_* sysctls, by &enum smartt_dscp_class
- * @job_id: net.smartt.transport_job_id, the SES job id of DATA sent and
- *	accepted
- * @table: this netns' net.smartt.transport_* sysctl table
- * @sysctl: its registration
- */
-struct smartt_net {
-	struct mutex udp_lock;	/* udp_users, udp4, udp6 writers */
-	unsigned int udp_users;
-	struct socket *udp4;
-	struct socket *udp6;
-	spinlock_t bind_lock;	/* writers of bind */
-	struct hlist_head bind[1 << SMARTT_BIND_BITS];
-	struct smartt_stats __percpu *stats;
-	struct mutex cfg_lock;	/* writers of lb, lb_text, sport */
-	struct smartt_lb_knobs lb;
-	char lb_text[128];
-	u32 sport;
-	spinlock_t err_lock;	/* err_credit, err_last */
-	u32 err_ratelimit;
-	u64 err_credit;
-	u64 err_last;
-	char cc_default[SMARTT_CC_NAME_MAX];
-	struct smartt_crp_cfg crp;
-	char crp_text[128];
-	spinlock_t crp_lock;	/* crp_host, crp_host_k */
-	struct crp_table crp_host;
-	struct crp_knobs crp_host_k;
-	struct socket *crp4;
-	struct socket *crp6;
-	spinlock_t pdc_lock;	/* writers of pdc_tx, pdc_rx, npdc */
-	struct hlist_head pdc_tx[1 << SMARTT_PDC_HASH_BITS];
-	struct hlist_head pdc_rx[1 << SMARTT_PDC_HASH_BITS];
-	u32 npdc;
-	u8 dscp[SMARTT_DSCP_NCLASS];
-	u32 job_id;
-	struct ctl_table *table;
-	struct ctl_table_header *sysctl;
-};
-
-struct smartt_net *smartt_net(const struct net *net);
-
-static inline void smartt_stat_add(const struct net *net, enum smartt_stat s, u64 v)
-{
-	this_cpu_add(smartt_net(net)->stats->v[s], v);
-}
-
-static inline void smartt_stat_inc(const struct net *net, enum smartt_stat s)
-{
-	smartt_stat_add(net, s, 1);
-}
-
-extern unsigned short smartt_udp_port;
-extern unsigned short smartt_crp_udp_port;
-
-/* The IP DSCP of a packet class in a netns. */
-static inline u8 smartt_dscp(const struct net *net, enum smartt_dscp_class c)
-{
-	return READ_ONCE(smartt_net(net)->dscp[c]);
-}
+#include "transport/pernet.h"
 
 /* mem.c: receive memory accounting */
 extern atomic_long_t smartt_memory_allocated;
@@ -789,7 +580,7 @@ void smartt_mem_exit(void);
 
 /* proto.c */
 struct sock *smartt_lookup(struct net *net, u16 port);
-int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx, u16 want);
+int smartt_pdc_add(struct net *net, struct smartt_peer *peer, bool tx);
 void smartt_pdc_del(struct net *net, struct smartt_peer *peer, bool tx);
 struct sock *smartt_pdc_find(struct net *net, u16 id, u16 *family,
 			     union smartt_addr *addr);
@@ -805,15 +596,19 @@ void smartt_procfs_exit_net(struct net *net);
 int smartt_backlog_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_peer_fail(struct sock *sk, struct smartt_peer *peer, int err);
 bool smartt_msg_fail(struct sock *sk, struct smartt_peer *peer, u16 id, int err);
+struct smartt_tx_msg *smartt_tx_msg_find(struct smartt_peer *peer, u16 id);
+void smartt_msg_complete(struct sock *sk, struct smartt_peer *peer, struct smartt_tx_msg *m);
+void smartt_peer_restart(struct sock *sk, struct smartt_peer *peer);
 void smartt_snd_una_advance(struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_lookup(struct sock *sk, u16 family,
 				       const union smartt_addr *a, u16 port);
 int smartt_peer_tx_alloc(struct sock *sk, struct smartt_peer *peer);
 struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
 				    const union smartt_addr *a, u16 port, gfp_t gfp);
-void smartt_msg_acked(struct sock *sk, struct smartt_tx_msg *m);
+bool smartt_msg_acked(struct smartt_tx_msg *m);
 u64 smartt_idle_ns(const struct smartt_sock *ssk);
 void smartt_peer_touch(struct sock *sk, struct smartt_peer *peer, u64 now);
+void smartt_peer_charge(struct smartt_peer *peer, s64 bytes);
 void smartt_peers_gc(struct sock *sk, u64 now);
 void smartt_write_space(struct sock *sk);
 extern struct proto smartt_prot;
@@ -825,6 +620,7 @@ void smartt_sock_unregister(void);
 int smartt_encap_rcv(struct sock *usk, struct sk_buff *skb);
 void smartt_rx_advance(struct smartt_peer *peer, u64 to);
 void smartt_rx_reset(struct sock *sk, struct smartt_peer *peer, u16 rpdcid, u64 base);
+void smartt_rx_close(struct sock *sk, struct smartt_peer *peer);
 void smartt_rcv(struct sock *sk, struct sk_buff *skb);
 void smartt_rx_msg_free(struct sock *sk, struct smartt_peer *peer,
 			struct smartt_rx_msg *m);
@@ -843,6 +639,10 @@ void smartt_push(struct sock *sk, struct smartt_peer *peer);
  * @retx: it was a retransmission
  * @probe: it was a PROBE: the ACK answers with %SMARTT_PDS_ACK_F_P
  * @opaque: the PROBE's probe_opaque
+ * @rsp_rc: the SES response the ACK carries: its return code
+ *	(%SMARTT_SES_RC_NULL: none)
+ * @rsp_id: the response's message id
+ * @rsp_len: the response's message length
  */
 struct smartt_ack_info {
 	u64 psn;
@@ -853,6 +653,9 @@ struct smartt_ack_info {
 	bool retx;
 	bool probe;
 	u16 opaque;
+	u8 rsp_rc;
+	u16 rsp_id;
+	u32 rsp_len;
 };
 
 void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
@@ -866,6 +669,10 @@ u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
 		       union smartt_addr *dst);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u8 rc);
+void smartt_send_nack_inv(struct net *net, struct sk_buff *in,
+			  const struct smartt_data_hdr *dh);
+void smartt_send_nack_inv_ack(struct net *net, struct sk_buff *in,
+			      const struct smartt_pds_ack *ah);
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms);
 struct smartt_hdr *smartt_build_hdr(struct sk_buff *skb, u8 type, u32 hlen,
 				    u32 entropy, u64 psn, u32 payload);
@@ -895,6 +702,18 @@ int smartt_xmit(struct net *net, struct sock *usk, u16 family,
 		struct dst_cache *cache, const union smartt_addr *saddr,
 		const union smartt_addr *daddr, struct sk_buff *skb,
 		const struct smartt_tx_opts *o);
+
+/* ses.c: end-to-end completion (SES responses) */
+struct smartt_rx_done *smartt_rx_done_find(struct smartt_peer *peer, u64 id);
+void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 psn_hi,
+			u32 len, u8 rc);
+void smartt_rx_done_clear(struct smartt_peer *peer, u64 clear);
+void smartt_rx_done_purge(struct smartt_peer *peer);
+void smartt_rx_done_rsp(const struct smartt_rx_done *d, struct smartt_ack_info *ai);
+int smartt_ses_errno(u8 rc, enum smartt_stat *why);
+void smartt_rsp_rcv(struct sock *sk, struct smartt_peer *peer, const struct smartt_ses_rsp *r);
+u32 smartt_rsp_query(struct sock *sk, struct smartt_peer *peer);
+void smartt_rsp_timer(struct sock *sk, struct smartt_peer *peer, u64 now);
 
 /* timer.c */
 void smartt_timer_fn(struct timer_list *t);
