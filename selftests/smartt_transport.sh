@@ -54,12 +54,14 @@ tcheck "API tests (kselftest harness, loopback v4 and v6)" \
 # Around the IPv6 and IPv4 segment sizes (1332, 1352 on a 1500 MTU).
 sizes="1 2 100 1331 1332 1333 1351 1352 1353 4096 65536 100000 1000000 3000000"
 
-# transfer FAMILY DST-ADDR PORT [CC]: the sizes above from a to b.
+# transfer FAMILY DST-ADDR PORT [CC]: the sizes above from a to b; b keeps
+# its socket open $linger ms after the last message.
 transfer() {
 	local fam=$1 dst=$2 port=$3 cc=${4:-none} out rc i t0
 	out=$(mktemp)
 	t0=$(date +%s%N)
-	ip netns exec "$b" "$bin" recv "$fam" "$port" $sizes >"$out" 2>&1 &
+	ip netns exec "$b" env SMARTT_LINGER_MS="${linger:-0}" "$bin" recv "$fam" "$port" $sizes \
+		>"$out" 2>&1 &
 	local rpid=$!
 	wait_output "$out" listening
 	ip netns exec "$a" env SMARTT_CC="$cc" "$bin" send "$fam" "$dst" "$port" $sizes || { kill $rpid; wait $rpid; cat "$out"; rm -f "$out"; return 1; }
@@ -79,14 +81,17 @@ sizes=67108864 tcheck "IPv4: one message of SMARTT_MSG_MAX_DEFAULT (64 MiB), byt
 # lossy PORT CC: messages over a lossy, reordering, duplicating link
 # (netem on both veth ends), IPv4; skipped without sch_netem.  With cc
 # smartt the window reaches the PSN window, which a plain fixed window does
-# not: late ACKs then name PSNs whose slots were reused.
+# not: late ACKs then name PSNs whose slots were reused.  The receiver keeps
+# its socket 2 s after its last message: the ACK that carries that
+# message's response may be lost, and a closed socket answers the sender's
+# retransmission no more (the sender would report ETIMEDOUT, rightly).
 lossy() {
 	local rc
 	ip netns exec "$a" tc qdisc add dev veth-a root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% &&
 	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% || return 1
-	sizes="1 1353 65536 300000" transfer 4 198.18.0.2 "$1" "$2"
+	linger=2000 sizes="1 1353 65536 300000" transfer 4 198.18.0.2 "$1" "$2"
 	rc=$?
 	ip netns exec "$a" tc qdisc del dev veth-a root
 	ip netns exec "$b" tc qdisc del dev veth-b root

@@ -44,13 +44,14 @@ stat() { # stat NETNS NAME
 }
 
 # transfer PORT SIZE...: a sends the messages to b with $CC and $REL
-# (both ends); b checks every byte and that each arrives exactly once.
+# (both ends); b checks every byte and that each arrives exactly once, and
+# keeps its socket open $LINGER ms after the last message.
 transfer() {
 	local port=$1 out rc
 	shift
 	out=$(mktemp)
-	ip netns exec "$b" env SMARTT_RELIABILITY="$REL" "$bin" recv 4 "$port" "$@" \
-		>"$out" 2>&1 &
+	ip netns exec "$b" env SMARTT_RELIABILITY="$REL" SMARTT_LINGER_MS="${LINGER:-0}" \
+		"$bin" recv 4 "$port" "$@" >"$out" 2>&1 &
 	local rpid=$!
 	wait_output "$out" listening
 	if ! ip netns exec "$a" env SMARTT_CC="$CC" SMARTT_RELIABILITY="$REL" \
@@ -113,7 +114,9 @@ lossy() {
 		duplicate 2% reorder 25% 50% &&
 	ip netns exec "$b" tc qdisc add dev veth-b root netem delay 1ms loss 3% \
 		duplicate 2% reorder 25% 50% || return 1
-	transfer 1602 1 1353 65536 300000
+	# The ACK with the last message's response may be lost: b stays to
+	# answer the retransmission (a closed socket would not).
+	LINGER=2000 transfer 1602 1 1353 65536 300000
 	rc=$?
 	ip netns exec "$a" tc qdisc del dev veth-a root
 	ip netns exec "$b" tc qdisc del dev veth-b root
