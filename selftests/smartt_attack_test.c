@@ -8,7 +8,7 @@
  *
  *   smartt_attack_test KIND SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]
  *	send COUNT forged packets of KIND from SRC (an address of another
- *	host) to DST's UDP port 4793; prints "sent N replies R" (R: packets
+ *	host) to DST's UDP port 4793 (crp: 4794); prints "sent N replies R" (R: packets
  *	that came back to SRC here, 0 off path).  DPDCID and SPDCID (non-zero)
  *	are the ids to forge: a stronger attacker who learnt the PDC's ids
  *	but not its PSNs; otherwise the DPDCID goes from 1 to 65535 in turn
@@ -24,7 +24,11 @@
  *	       id, random CACK_PSN
  *	inv    NACK INV_DPDCID (SPDCID 0), random PSN
  *	probe  CTRL PROBE, random PSN and payload
- *	INITIATOR and PID are used by syn and data only.  Paced at 16
+ *	crp    CRP requests (to the CRP UDP port, 4794) from transport port
+ *	       INITIATOR to PID, undecided, for a random message and
+ *	       segment, with a random sender PDC id (the epoch; SPDCID when
+ *	       given): of no PDC the receiver knows
+ *	INITIATOR and PID are used by syn, data and crp only.  Paced at 16
  *	packets per ms at most, so that the forgeries reach the transport
  *	rather than overflow the hosts' backlog queues (a guest under TCG
  *	drops a flood there, before any protocol sees it).  With
@@ -135,6 +139,25 @@ static size_t forge(const char *kind, uint32_t i, const struct uet_flow *f,
 		n->dpdcid = htobe16(dpdcid);
 		return uet_add_crc(f, p, SMARTT_NACK_LEN);
 	}
+	if (!strcmp(kind, "crp")) {
+		struct smartt_hdr *h = (struct smartt_hdr *)p;
+		struct smartt_crp_ext *x = (struct smartt_crp_ext *)(h + 1);
+
+		memset(p, 0, SMARTT_CRP_HLEN);
+		h->magic = htons(SMARTT_MAGIC);
+		h->version = SMARTT_WIRE_VERSION;
+		h->type = SMARTT_PKT_CRP_REQ;
+		h->hdr_words = SMARTT_CRP_HLEN / 8;
+		h->entropy = htonl(rnd());
+		x->sport = htons((uint16_t)initiator);
+		x->dport = htons(pid);
+		x->epoch = htonl(spdcid_of());
+		x->msg_id = htobe64(rnd() % 1000);
+		x->seg_off = htobe64((uint64_t)(rnd() % 64) * 65536);
+		x->seg_len = htonl(65536);
+		x->req_bytes = htonl(68000);
+		return SMARTT_CRP_HLEN;
+	}
 	if (!strcmp(kind, "probe")) {
 		struct smartt_pds_ctrl *c = (struct smartt_pds_ctrl *)p;
 
@@ -168,7 +191,7 @@ int main(int argc, char **argv)
 	size_t n;
 
 	if (argc != 8 && argc != 10) {
-		fprintf(stderr, "usage: %s syn|data|err|rsp|inv|probe SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]\n",
+		fprintf(stderr, "usage: %s syn|data|err|rsp|inv|probe|crp SRC DST COUNT SEED INITIATOR PID [DPDCID SPDCID]\n",
 			argv[0]);
 		return 2;
 	}
@@ -191,7 +214,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "IPv4 addresses only\n");
 		return 2;
 	}
-	dst->sin_port = htons(SMARTT_UDP_PORT_DEFAULT);
+	dst->sin_port = htons(strcmp(argv[1], "crp") ? SMARTT_UDP_PORT_DEFAULT :
+			      SMARTT_CRP_UDP_PORT_DEFAULT);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	/* the source address is another host's: IP_TRANSPARENT sends from it */
 	if (fd < 0 || setsockopt(fd, SOL_IP, IP_TRANSPARENT, &one, sizeof(one)) ||

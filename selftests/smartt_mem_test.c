@@ -11,6 +11,10 @@
  *	one unless COUNT covers it; then listens until SECS have passed
  *	since the start.  Prints "err CODE" for each error packet that comes
  *	back (as it comes), "acks N" for the ACKs, and "sent N" at the end.
+ *	With $SMARTT_MEM_WAITER=PORT, each segment is followed by the first
+ *	segment of a message of SMARTT_MSG_MAX_DEFAULT bytes from transport
+ *	port PORT (a second peer of the same host, its own PDC): one host's
+ *	bid to wait for the buffer its other peer holds.
  *   smartt_mem_test peers 4|6 SRC DST DPORT COUNT
  *	from a plain UDP socket bound to the transport's UDP port on SRC:
  *	one whole 64-byte message to DST's transport port DPORT from each of
@@ -132,7 +136,7 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	struct uet_data d = {
 		.spdcid = (uint16_t)(getpid() | 1), .flags = SMARTT_PDS_REQ_F_SYN,
 		.msg_id = 1, .pid = dport, .initiator = 9, .len = msg_len,
-	};
+	}, w = {};
 	static unsigned char p[SMARTT_DATA_HLEN + 8192 + SMARTT_CRC_LEN];
 	static unsigned char pay[8192];
 	long long end = now_ms() + secs * 1000LL;
@@ -151,6 +155,14 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 	fd = attacker(fam, src, dst, &ai, &f);
 	if (fd < 0)
 		return -fd;
+	if (getenv("SMARTT_MEM_WAITER")) {
+		w = d;
+		w.initiator = atoi(getenv("SMARTT_MEM_WAITER"));
+		w.spdcid = d.spdcid + 2;
+		w.len = SMARTT_MSG_MAX_DEFAULT;
+		w.plen = seg;
+		w.clear = -1;
+	}
 	memset(pay, 0xa5, sizeof(pay));
 	for (i = 0; i < count && (uint64_t)i * seg < msg_len; i++) {
 		uint64_t off = (uint64_t)i * seg;
@@ -165,6 +177,10 @@ static int tool_partial(int fam, const char *src, const char *dst, int dport,
 		len = uet_build_data(&f, p, &d, pay);
 		if (sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen) == (ssize_t)len)
 			sent++;
+		if (w.initiator) {
+			len = uet_build_data(&f, p, &w, pay);
+			sendto(fd, p, len, 0, ai->ai_addr, ai->ai_addrlen);
+		}
 		/* The whole gap, whatever comes back meanwhile. */
 		next = now_ms() + gap_ms;
 		do

@@ -21,7 +21,9 @@
 # SYN of other PDCs (would reset b's receive state), DATA of the PDC at
 # random PSNs, errors (BAD_PID, CANCELLED, DROPPED; SPDCID 0 or the
 # PDC's), ACK_CC carrying "delivered" for random messages, NACK
-# INV_DPDCID, PROBEs.  Documentation/transport.rst, "Threat model".
+# INV_DPDCID, PROBEs, CRP requests of no PDC (answered with a packet of
+# their size, within the per-source limit only).
+# Documentation/transport.rst, "Threat model".
 # kernels: 6.1
 source "$(dirname "$0")/lib.sh"
 
@@ -74,11 +76,11 @@ pdc_ids() {
 # from the PDC's establishment to the stream's end (COUNT at most, 300 at
 # least: the stream waits for them); every COUNTER of TARGET-NETNS must grow.
 attack() {
-	local kind=$1 from=$2 to=$3 tns=$4 count=$5 out spid rpid apid rc=0 res n ids i ids_arg
+	local kind=$1 from=$2 to=$3 tns=$4 count=$5 out spid rpid apid rc=0 res n ids i ids_arg t0 ms
 	local port=$((1700 + RANDOM % 100)) sport=$((1800 + RANDOM % 100))
 	shift 5
 	declare -A was
-	for n in "$@" rx_packets tx_nacks tx_acks tx_errors tx_bytes; do
+	for n in "$@" rx_packets tx_nacks tx_acks tx_errors tx_bytes crp_tx_grant crp_tx_retry; do
 		was[$tns.$n]=$(stat "$tns" "$n")
 	done
 	out=$(mktemp -d)
@@ -86,6 +88,11 @@ attack() {
 		>"$out/recv" 2>&1 &
 	rpid=$!
 	wait_output "$out/recv" listening
+	# a's stream held back (200 kbit/s) from its start until 300 forgeries
+	# went, so that they meet the PDC however slowly this guest finds its
+	# ids and starts the attacker
+	ip netns exec "$a" tc qdisc change dev veth-a root tbf rate 200kbit burst 16k \
+		latency 5s
 	# the PDC is established (one message answered) before the attack
 	ip netns exec "$a" env SMARTT_SPORT=$sport "$bin" send 4 198.18.0.2 "$port" $sizes \
 		>"$out/send" 2>&1 &
@@ -98,15 +105,12 @@ attack() {
 	[ -n "$ids" ] || { echo "#   no PDC established" >&3; rc=1; }
 	# (DPDCID, SPDCID) as the forgeries of KIND carry them
 	case $kind in
-	syn) ids_arg="" ;;
+	syn|crp) ids_arg="" ;;
 	data|probe) ids_arg="${ids#* } ${ids% *}" ;;
 	*) ids_arg="${ids% *} ${ids#* }" ;;
 	esac
-	# a's stream held back (200 kbit/s) until 300 forgeries went, so that
-	# they meet the PDC however slowly this guest starts the attacker
-	ip netns exec "$a" tc qdisc change dev veth-a root tbf rate 200kbit burst 16k \
-		latency 5s
 	: >"$out/until"
+	t0=$(date +%s%N)
 	ip netns exec "$c" env SMARTT_ATTACK_UNTIL="$out/until" \
 		SMARTT_ATTACK_MARK="$out/mark:300" "$atk" "$kind" "$from" "$to" \
 		"$count" "$RANDOM" "$sport" "$port" $ids_arg >"$out/atk" 2>&1 &
@@ -120,6 +124,7 @@ attack() {
 	wait $spid || rc=1
 	rm -f "$out/until"
 	wait $apid || rc=1
+	ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 	wait $rpid || rc=1
 	res=$(cat "$out/atk")
 	echo "#   $kind (ids ${ids_arg:-none}): attacker during the stream: $res" >&3
@@ -135,11 +140,17 @@ attack() {
 		[ "$(stat "$tns" "$n")" -gt "${was[$tns.$n]}" ] || rc=1
 	done
 	echo "#   $tns drops: $(ip netns exec "$tns" awk '$2 > 0 && $1 ~ /^(drop_|rx_bad)/ { printf "%s=%s ", $1, $2 }' /proc/net/smartt_stats)" >&3
+	echo "#   $tns rx_packets ${was[$tns.rx_packets]} -> $(stat "$tns" rx_packets); IP/UDP: $(ip netns exec "$tns" nstat -az 2>/dev/null | awk '$2 > 0 && $1 ~ /^(Ip|Udp|TcpExt)(InDiscards|InAddrErrors|InNoRoutes|InHdrErrors|NoPorts|InErrors|InCsumErrors|RcvbufErrors|IPReversePathFilter)/ { printf "%s=%s ", $1, $2 }')" >&3
 	# answers to the forgeries: no more packets than forged, and fewer bytes
 	local extra=$(( $(stat "$tns" tx_nacks) - ${was[$tns.tx_nacks]} +
 		$(stat "$tns" tx_errors) - ${was[$tns.tx_errors]} ))
-	echo "#   $tns answered with $extra NACK/error packets" >&3
+	local crp=$(( $(stat "$tns" crp_tx_grant) - ${was[$tns.crp_tx_grant]} +
+		$(stat "$tns" crp_tx_retry) - ${was[$tns.crp_tx_retry]} ))
+	echo "#   $tns answered with $extra NACK/error packets, $crp CRP answers (of their size) in $ms ms" >&3
 	[ "$extra" -le "$(awk '{ print $2 }' <<<"$res")" ] || rc=1
+	# CRP answers to requests of no PDC: a source's burst (16) and one
+	# per 10 ms (transport_err_ratelimit 1 ms, a tenth of it per source)
+	[ "$crp" -le $((16 + ms / 10 + 1)) ] || rc=1
 	rm -rf "$out"
 	return $rc
 }
@@ -156,6 +167,8 @@ check "NACK INV_DPDCID to the PDC with b's address: a's PDC is not restarted" \
 	attack inv 198.18.0.2 198.18.0.1 "$a" 50000 drop_rsp
 check "PROBEs to the PDC with a's address: not answered" \
 	attack probe 198.18.0.1 198.18.0.2 "$b" 50000 drop_window
+check "CRP requests of no PDC with a's address: answered within the per-source limit" \
+	attack crp 198.18.0.1 198.18.0.2 "$b" 50000 crp_req_ratelimited
 check "a never restarted its PDC, never failed a message" \
 	test "$(stat "$a" tx_pdc_restarts)" = 0 -a "$(stat "$a" msgs_failed)" = 0
 ktap_exit

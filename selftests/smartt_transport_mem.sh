@@ -6,7 +6,8 @@
 # victim socket in b (SMARTT_TIMEOUT_MS 3 s, default SO_RCVBUF), while a
 # legitimate sender in c uses the same socket:
 #
-#  1. net.smartt.transport_mem: in the initial netns only, validated;
+#  1. net.smartt.transport_mem: one per netns (a copy of the initial
+#     netns's at its creation), validated;
 #  2. a 64 MiB message announced in 64-byte segments is refused (its
 #     reservation, ~20 bytes held per byte, exceeds SO_RCVBUF and 3 x its
 #     length): drop_seg_charge, an EMSGSIZE error back, nothing held;
@@ -16,13 +17,16 @@
 #     is freed after the socket's timeout: rx_msgs_expired, an EXPIRED
 #     error back, mem_pages back where it was;
 #  5. no lockout: while the attacker keeps the buffer with a partial
-#     message it feeds a segment every 0.5 s (never expiring), c's 100 KB
+#     message it feeds a segment every 0.5 s (never expiring), and asks
+#     from a second transport port to start a 64 MiB one, c's 100 KB
 #     message is refused (drop_rmem) until it has waited half a timeout;
-#     then the attacker's message is evicted (rx_msgs_evicted, a NOBUFS
+#     (the waiter is c's host: a's holds the buffer already, whatever its
+#     port); then the attacker's message is evicted (rx_msgs_evicted, a NOBUFS
 #     error back), the attacker's next segments are refused while c's
 #     retransmission gets the buffer, and c's message completes;
 #  6. at the protocol's limit (net.smartt.transport_mem lowered) new
-#     messages are refused (drop_mem) and complete once it is raised;
+#     messages are refused (drop_mem) and complete once it is raised; the
+#     same at b's netns's own limit (its transport_mem, netns_mem_pages);
 #  7. 2000 peers claimed by one sender (a transport port each): the socket
 #     keeps that address's share, SMARTT_HOST_PEERS_MAX (128) of them,
 #     counts the rest drop_host_peers,
@@ -114,11 +118,19 @@ mem_knob() {
 		fi
 	done
 	[ "$(cat "$mem_sysctl")" = "$mem_saved" ] || { echo "changed by a refused write"; return 1; }
-	if ip netns exec "$b" test -e "$mem_sysctl"; then
-		echo "visible in a child netns"; return 1
+	# each netns its own, a copy of the initial one's at its creation
+	[ "$(ip netns exec "$c" cat "$mem_sysctl")" = "$mem_saved" ] ||
+		{ echo "c's is not the initial netns's"; return 1; }
+	ip netns exec "$c" sh -c "echo '1 2 3' >$mem_sysctl" || return 1
+	if ip netns exec "$c" sh -c "echo '5 3 1' >$mem_sysctl" 2>/dev/null; then
+		echo "c accepted '5 3 1'"; return 1
 	fi
+	say "c's after '1 2 3': $(ip netns exec "$c" cat "$mem_sysctl"); the initial netns's: $(cat "$mem_sysctl")"
+	[ "$(ip netns exec "$c" cat "$mem_sysctl")" = "1	2	3" ] &&
+		[ "$(cat "$mem_sysctl")" = "$mem_saved" ] || return 1
+	ip netns exec "$c" sh -c "echo '$mem_saved' >$mem_sysctl"
 }
-check "net.smartt.transport_mem: initial netns only, min <= pressure <= max (EINVAL)" mem_knob
+check "net.smartt.transport_mem: one per netns, min <= pressure <= max (EINVAL)" mem_knob
 
 # 2. tiny segments
 tiny() {
@@ -179,8 +191,10 @@ lockout() {
 	local v0 r0 out_f=$victim_out.l pid out v1 r1
 	v0=$(stat rx_msgs_evicted)
 	r0=$(stat drop_rmem)
-	# One 4 KiB segment every 0.5 s: the message never expires.
-	ip netns exec "$a" "$bin" partial 4 198.18.0.1 198.18.0.2 $vport \
+	# One 4 KiB segment every 0.5 s: the message never expires.  Each is
+	# followed by a 64 MiB message's first segment from a second port of
+	# a's: a host holding the buffer cannot also be the one waiting for it.
+	ip netns exec "$a" env SMARTT_MEM_WAITER=10 "$bin" partial 4 198.18.0.1 198.18.0.2 $vport \
 		$((1 << 20)) 4096 250 500 25 >"$out_f" 2>&1 &
 	pid=$!
 	sleep 2
@@ -198,7 +212,7 @@ lockout() {
 	[[ $out == "completed 0 "* ]] && [ "$(msgs 100000)" -ge 1 ] &&
 		[ $((r1 - r0)) -ge 1 ] && [ $((v1 - v0)) -ge 1 ] && grep -q '^err 36$' "$out_f"
 }
-check "a trickling peer holding the buffer is evicted after a timeout; the waiting message completes" lockout
+check "a trickling peer holding the buffer, its host bidding from a second port: the host is evicted after a timeout; the other host's waiting message completes" lockout
 
 # 6. the protocol's limit reached
 limit() {
@@ -216,6 +230,25 @@ limit() {
 	[ $((d1 - d0)) -ge 1 ] && [[ $out == "completed 0 "* ]]
 }
 check "at the protocol's limit (transport_mem) new messages wait (drop_mem), then complete" limit
+
+# 6b. a netns's own limit reached
+netns_limit() {
+	local d0 out_f=$victim_out.n pid d1 out pages
+	d0=$(stat drop_mem)
+	pages=$(stat netns_mem_pages)
+	ip netns exec "$b" sh -c "echo '1 $((pages + 1)) $((pages + 2))' >$mem_sysctl" || return 1
+	ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport 100000 20 >"$out_f" 2>&1 &
+	pid=$!
+	sleep 2
+	d1=$(stat drop_mem)
+	ip netns exec "$b" sh -c "echo '$mem_saved' >$mem_sysctl"
+	wait $pid
+	out=$(cat "$out_f")
+	say "b's transport_mem 1 $((pages + 1)) $((pages + 2)) (b held $pages pages, the protocol $(stat mem_pages)):" \
+		"drop_mem +$((d1 - d0)); raised again: $out"
+	[ $((d1 - d0)) -ge 1 ] && [[ $out == "completed 0 "* ]]
+}
+check "at b's own limit (its netns's transport_mem) new messages wait (drop_mem), then complete" netns_limit
 
 # 7. a flood of peers
 kmem() { # kmem: slab and per-CPU memory, KiB

@@ -660,6 +660,11 @@ static bool smartt_crp_host_decide(struct net *net, struct smartt_crp_ext *x, u6
  * A request: decided by the host's table if no port decided it, then
  * reflected to its source as a grant or a retry, on the request's entropy.
  * No per-peer state is made: the answer goes to the packet's addresses.
+ * A request of a PDC this socket receives (the source's address and
+ * transport port, the sender's PDC id in the epoch) is always answered;
+ * any other (a sender's first requests, before its first DATA; or
+ * forged) within the limits of stateless answers, per source and per
+ * netns (smartt_crp_reply_allow()), before it takes the host's table.
  */
 static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 {
@@ -667,6 +672,7 @@ static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 	struct smartt_crp_ext x = *(const struct smartt_crp_ext *)(ih + 1);
 	union smartt_addr src = {}, dst = {};
 	struct net *net = sock_net(sk);
+	struct smartt_peer *peer;
 	struct smartt_hdr *h;
 	struct sk_buff *skb;
 	bool host = false;
@@ -674,6 +680,13 @@ static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 	u16 family;
 	u8 type;
 
+	family = smartt_reply_addrs(in, &src, &dst);
+	peer = smartt_peer_lookup(sk, family, &dst, ntohs(x.sport));
+	if ((!peer || !peer->rx_rpdcid || ntohl(x.epoch) != peer->rx_rpdcid) &&
+	    !smartt_crp_reply_allow(net, in)) {
+		smartt_stat_inc(net, SMARTT_STAT_CRP_REQ_LIMITED);
+		goto out;
+	}
 	smartt_stat_inc(net, SMARTT_STAT_CRP_RX_REQ);
 	if (!(ntohs(x.crp_flags) & SMARTT_CRP_DEST_DONE)) {
 		host = true;
@@ -688,7 +701,6 @@ static void smartt_crp_rcv_req(struct sock *sk, struct sk_buff *in)
 	port = x.sport;
 	x.sport = x.dport;
 	x.dport = port;
-	family = smartt_reply_addrs(in, &src, &dst);
 	skb = alloc_skb(SMARTT_CRP_HEADROOM + SMARTT_CRP_HLEN, GFP_ATOMIC);
 	if (!skb) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);

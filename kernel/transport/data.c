@@ -236,7 +236,7 @@ static bool smartt_rx_admit(struct sock *sk, u64 len, u64 need)
 	u64 rmem = atomic_read(&sk->sk_rmem_alloc);
 	u64 rcvbuf = READ_ONCE(sk->sk_rcvbuf);
 
-	if (!smartt_rx_mem_room(need))
+	if (!smartt_rx_mem_room(sock_net(sk), need))
 		return false;
 	if (!rmem && !ssk->rx_reserved && !ssk->rx_missing)
 		return true;
@@ -680,7 +680,7 @@ int smartt_rcv_data(struct sock *sk, struct sk_buff *skb)
 				ssk->rx_waiter = peer->host;
 				smartt_timer_arm_at(sk, now + ssk->timeout_ns / 2);
 			}
-			return smartt_drop(net, skb, smartt_rx_mem_room(need) ?
+			return smartt_drop(net, skb, smartt_rx_mem_room(net, need) ?
 					   SMARTT_STAT_DROP_RMEM : SMARTT_STAT_DROP_MEM, false);
 		}
 		m = smartt_rx_msg_new(sk, peer, id, v.len, seg, need, now);

@@ -11,6 +11,11 @@
  * is bigger than its share (a driver's page for 64 bytes) is copied into
  * one that fits before it is charged, so the reservation is a bound, not
  * an estimate.
+ *
+ * Each netns also counts what its sockets hold (smartt_net.mem_bytes,
+ * through the skbs' destructor) against its own net.smartt.transport_mem:
+ * the initial netns's is the protocol-wide limit the core enforces (as
+ * udp_mem), every other netns's bounds that netns alone, within it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,8 +38,6 @@ DEFINE_PER_CPU(int, smartt_memory_per_cpu_fw_alloc);
 long smartt_sysctl_mem[3];
 /* A socket below this much receive memory gets it even under pressure. */
 int smartt_sysctl_rmem_min = PAGE_SIZE;
-
-static struct ctl_table_header *smartt_mem_sysctl;
 
 /**
  * smartt_rx_seg_charge() - the most one segment's skb is charged
@@ -84,6 +87,30 @@ u32 smartt_rx_head_charge(void)
 	return smartt_rx_seg_charge(0) + sizeof(struct smartt_rx_msg);
 }
 
+/* The destructor of a charged skb: sock_rfree(), and the netns's count. */
+static void smartt_rfree(struct sk_buff *skb)
+{
+	atomic_long_sub(skb->truesize, &smartt_net(sock_net(skb->sk))->mem_bytes);
+	sock_rfree(skb);
+}
+
+/* Pages of @bytes, rounded up. */
+static long smartt_pages(u64 bytes)
+{
+	return (long)((bytes + PAGE_SIZE - 1) >> PAGE_SHIFT);
+}
+
+/**
+ * smartt_net_mem_pages() - the receive memory a netns's sockets hold
+ * @net: the netns
+ *
+ * Return: pages (rounded up).
+ */
+long smartt_net_mem_pages(const struct net *net)
+{
+	return smartt_pages(atomic_long_read(&smartt_net(net)->mem_bytes));
+}
+
 /**
  * smartt_rx_charge() - charge a socket for an skb it will hold
  * @sk: socket (locked)
@@ -93,15 +120,27 @@ u32 smartt_rx_head_charge(void)
  *
  * Context: the socket lock (or ownership), as for every sk_forward_alloc
  * user.
- * Return: true if the protocol's memory limits allowed it (the skb is
- * then owned by @sk), false if not (nothing charged).
+ * Return: true if the protocol's memory limits allowed it, and in a netns
+ * other than the initial one the maximum of its own transport_mem (the
+ * skb is then owned by @sk, and counted in smartt_net.mem_bytes until its
+ * destructor), false if not (nothing charged).
  */
 bool smartt_rx_charge(struct sock *sk, struct sk_buff *skb, u32 extra)
 {
-	if (!sk_rmem_schedule(sk, skb, skb->truesize + extra))
+	struct net *net = sock_net(sk);
+	struct smartt_net *sn = smartt_net(net);
+	u32 size = skb->truesize + extra;
+
+	if (!net_eq(net, &init_net) &&
+	    smartt_pages(atomic_long_read(&sn->mem_bytes) + size) > READ_ONCE(sn->mem[2]))
 		return false;
-	skb->truesize += extra;
+	if (!sk_rmem_schedule(sk, skb, size))
+		return false;
+	skb->truesize = size;
 	skb_set_owner_r(skb, sk);
+	/* sock_rfree(), and the netns's count returned */
+	skb->destructor = smartt_rfree;
+	atomic_long_add(size, &sn->mem_bytes);
 	return true;
 }
 
@@ -125,34 +164,44 @@ long smartt_mem_pages(void)
 }
 
 /**
- * smartt_rx_mem_room() - whether the protocol can take a reservation
+ * smartt_rx_mem_room() - whether a netns's socket can take a reservation
+ * @net: the socket's netns
  * @bytes: bytes about to be reserved
  *
  * Return: true if memory_allocated plus @bytes stays within the pressure
- * threshold of net.smartt.transport_mem: above it only sockets holding
- * little get memory (sk_rmem_schedule()), so new messages wait.  Exact
- * (smartt_mem_pages(), O(CPUs)): memory_allocated alone can be off by the
- * per-CPU reserves, a megabyte each.  Called once per new message, not
- * per segment.
+ * threshold of the initial netns's net.smartt.transport_mem (above it
+ * only sockets holding little get memory, sk_rmem_schedule(), so new
+ * messages wait), and what @net's sockets hold plus @bytes within the
+ * pressure threshold of @net's own.  Exact (smartt_mem_pages(), O(CPUs)):
+ * memory_allocated alone can be off by the per-CPU reserves, a megabyte
+ * each.  Called once per new message, not per segment.
  */
-bool smartt_rx_mem_room(u64 bytes)
+bool smartt_rx_mem_room(const struct net *net, u64 bytes)
 {
-	return smartt_mem_pages() + (long)(bytes >> PAGE_SHIFT) + 1 <=
-	       READ_ONCE(smartt_sysctl_mem[1]);
+	long need = smartt_pages(bytes) + 1;
+
+	if (smartt_mem_pages() + need > READ_ONCE(smartt_sysctl_mem[1]))
+		return false;
+	return net_eq(net, &init_net) ||
+	       smartt_net_mem_pages(net) + need <= READ_ONCE(smartt_net(net)->mem[1]);
 }
 
-/* min <= pressure <= max, each at least 1 page; the old triple if not. */
+/*
+ * min <= pressure <= max, each at least 1 page; the old triple if not.
+ * @table->data is the triple: the protocol's (initial netns) or the
+ * netns's own.
+ */
 static int smartt_mem_sysctl_handler(SMARTT_CTL_TABLE_CONST struct ctl_table *table,
 				     int write, void *buffer, size_t *lenp, loff_t *ppos)
 {
 	static DEFINE_MUTEX(lock);
-	long v[3];
+	long *mem = table->data, v[3];
 	struct ctl_table t = *table;
 	int err, i;
 
 	mutex_lock(&lock);
 	for (i = 0; i < 3; i++)
-		v[i] = READ_ONCE(smartt_sysctl_mem[i]);
+		v[i] = READ_ONCE(mem[i]);
 	t.data = v;
 	err = proc_doulongvec_minmax(&t, write, buffer, lenp, ppos);
 	if (!err && write) {
@@ -160,14 +209,14 @@ static int smartt_mem_sysctl_handler(SMARTT_CTL_TABLE_CONST struct ctl_table *ta
 			err = -EINVAL;
 		} else {
 			for (i = 0; i < 3; i++)
-				WRITE_ONCE(smartt_sysctl_mem[i], v[i]);
+				WRITE_ONCE(mem[i], v[i]);
 		}
 	}
 	mutex_unlock(&lock);
 	return err;
 }
 
-static struct ctl_table smartt_mem_table[] = {
+static const struct ctl_table smartt_mem_table_tmpl[] = {
 	{
 		.procname = "transport_mem",
 		.maxlen = sizeof(smartt_sysctl_mem),
@@ -178,34 +227,70 @@ static struct ctl_table smartt_mem_table[] = {
 };
 
 /**
- * smartt_mem_init() - the protocol's limits, and their sysctl
+ * smartt_mem_net_init() - a netns's receive memory limit and its sysctl
+ * @net: the netns
  *
- * The defaults are udp_mem's: an eighth of the free buffer pages at
- * pressure, three quarters of that as the minimum, twice the minimum as
- * the maximum.  net.smartt.transport_mem is global, so it exists in the
- * initial netns only, like udp_mem.
+ * net.smartt.transport_mem in every netns: the initial netns's is the
+ * protocol's (smartt_sysctl_mem), any other starts as a copy of it.
  *
  * Return: 0 or -ENOMEM.
  */
-int smartt_mem_init(void)
+int smartt_mem_net_init(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+	unsigned int i;
+
+	atomic_long_set(&sn->mem_bytes, 0);
+	for (i = 0; i < 3; i++)
+		sn->mem[i] = READ_ONCE(smartt_sysctl_mem[i]);
+	sn->mem_table = kmemdup(smartt_mem_table_tmpl, sizeof(smartt_mem_table_tmpl),
+				GFP_KERNEL);
+	if (!sn->mem_table)
+		return -ENOMEM;
+	sn->mem_table[0].data = net_eq(net, &init_net) ? smartt_sysctl_mem : sn->mem;
+	sn->mem_sysctl = smartt_register_net_sysctl(net, "net/smartt", sn->mem_table, 1);
+	if (!sn->mem_sysctl) {
+		kfree(sn->mem_table);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * smartt_mem_net_exit() - undo smartt_mem_net_init()
+ * @net: the netns (its sockets are gone: nothing is charged any more)
+ */
+void smartt_mem_net_exit(struct net *net)
+{
+	struct smartt_net *sn = smartt_net(net);
+
+	unregister_net_sysctl_table(sn->mem_sysctl);
+	kfree(sn->mem_table);
+	WARN_ON_ONCE(atomic_long_read(&sn->mem_bytes));
+}
+
+/**
+ * smartt_mem_init() - the protocol's limits
+ *
+ * The defaults are udp_mem's: an eighth of the free buffer pages at
+ * pressure, three quarters of that as the minimum, twice the minimum as
+ * the maximum.  Each netns's sysctl comes with it (smartt_mem_net_init()).
+ */
+void smartt_mem_init(void)
 {
 	unsigned long limit = max(nr_free_buffer_pages() / 8, 128UL);
 
 	smartt_sysctl_mem[0] = limit / 4 * 3;
 	smartt_sysctl_mem[1] = limit;
 	smartt_sysctl_mem[2] = smartt_sysctl_mem[0] * 2;
-	smartt_mem_sysctl = smartt_register_net_sysctl(&init_net, "net/smartt",
-						       smartt_mem_table, 1);
-	return smartt_mem_sysctl ? 0 : -ENOMEM;
 }
 
 /**
- * smartt_mem_exit() - undo smartt_mem_init()
+ * smartt_mem_exit() - check that nothing stays charged
  *
  * Every socket is gone: nothing is charged any more.
  */
 void smartt_mem_exit(void)
 {
-	unregister_net_sysctl_table(smartt_mem_sysctl);
 	WARN_ON_ONCE(smartt_mem_pages());
 }

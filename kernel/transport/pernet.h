@@ -136,6 +136,7 @@ enum smartt_stat {
 	SMARTT_STAT_RX_PDC_CLOSED,
 	SMARTT_STAT_DROP_HOST_PEERS,
 	SMARTT_STAT_RX_RSP_DUP,
+	SMARTT_STAT_CRP_REQ_LIMITED,
 	SMARTT_STAT_COUNT,
 };
 
@@ -175,8 +176,7 @@ enum smartt_dscp_class {
  * @lb_text: net.smartt.transport_lb_knobs as written
  * @sport: net.smartt.transport_sport_base << 16 | (transport_sport_range
  *	- 1), read locklessly by every transmission
- * @err_lock: protects @err_credit, @err_last, @err_src_credit and
- *	@err_src_last
+ * @err_lock: protects @err_credit, @err_last and the sources' buckets
  * @err_ratelimit: net.smartt.transport_err_ratelimit, ms between error
  *	packets (0: no limit)
  * @err_credit: the error packets' token bucket, in ns of credit
@@ -184,6 +184,8 @@ enum smartt_dscp_class {
  * @err_seed: the seed of the per-source buckets' hash (random)
  * @err_src_credit: the per-source token buckets, ns of credit
  * @err_src_last: when each was last refilled
+ * @crp_src_credit: the per-source token buckets of CRP requests of no PDC
+ * @crp_src_last: when each was last refilled
  * @cc_default: net.smartt.transport_cc, the congestion control of new
  *	sockets (under @cfg_lock)
  * @crp: net.smartt.transport_crp_knobs: the CRP knobs a socket takes when
@@ -205,6 +207,10 @@ enum smartt_dscp_class {
  *	accepted
  * @table: this netns' net.smartt.transport_* sysctl table
  * @sysctl: its registration
+ * @mem_bytes: the receive memory this netns's sockets hold, bytes (mem.c)
+ * @mem: its net.smartt.transport_mem (another netns than the initial)
+ * @mem_table: the transport_mem sysctl table
+ * @mem_sysctl: its registration
  */
 struct smartt_net {
 	struct mutex udp_lock;	/* udp_users, udp4, udp6 writers */
@@ -218,13 +224,15 @@ struct smartt_net {
 	struct smartt_lb_knobs lb;
 	char lb_text[128];
 	u32 sport;
-	spinlock_t err_lock;	/* err_credit, err_last */
+	spinlock_t err_lock;	/* the buckets of stateless answers */
 	u32 err_ratelimit;
 	u64 err_credit;
 	u64 err_last;
 	u32 err_seed;
 	u64 err_src_credit[SMARTT_ERR_SRC_BUCKETS];
 	u64 err_src_last[SMARTT_ERR_SRC_BUCKETS];
+	u64 crp_src_credit[SMARTT_ERR_SRC_BUCKETS];
+	u64 crp_src_last[SMARTT_ERR_SRC_BUCKETS];
 	char cc_default[SMARTT_CC_NAME_MAX];
 	struct smartt_crp_cfg crp;
 	char crp_text[128];
@@ -241,6 +249,10 @@ struct smartt_net {
 	u32 job_id;
 	struct ctl_table *table;
 	struct ctl_table_header *sysctl;
+	atomic_long_t mem_bytes;
+	long mem[3];
+	struct ctl_table *mem_table;
+	struct ctl_table_header *mem_sysctl;
 };
 
 struct smartt_net *smartt_net(const struct net *net);

@@ -424,6 +424,8 @@ static const struct {
 		    "DATA of a new peer from an address holding its share of peers (128)"),
 	SMARTT_STAT(RX_RSP_DUP, "rx_responses_dup",
 		    "SES responses of a message finished already (ACKs repeat them)"),
+	SMARTT_STAT(CRP_REQ_LIMITED, "crp_req_ratelimited",
+		    "CRP requests of no PDC here not answered (stateless answers' limits)"),
 };
 
 static int smartt_stats_show(struct seq_file *seq, void *v)
@@ -442,6 +444,9 @@ static int smartt_stats_show(struct seq_file *seq, void *v)
 	}
 	seq_printf(seq, "mem_pages %ld %s\n", smartt_mem_pages(),
 		   "receive memory charged to the protocol, every netns (pages)");
+	seq_printf(seq, "netns_mem_pages %ld %s\n",
+		   smartt_net_mem_pages(seq_file_single_net(seq)),
+		   "receive memory this netns's sockets hold (pages, against its transport_mem)");
 	return 0;
 }
 
@@ -615,11 +620,16 @@ static int __net_init smartt_net_init(struct net *net)
 		return -ENOMEM;
 	}
 	err = smartt_ctl_net_init(net);	/* net.smartt.transport_* */
-	if (err) {
-		smartt_procfs_exit_net(net);
-		remove_proc_entry("smartt_stats", net->proc_net);
-		free_percpu(sn->stats);
-	}
+	if (err)
+		goto fail_procfs;
+	err = smartt_mem_net_init(net);	/* net.smartt.transport_mem */
+	if (!err)
+		return 0;
+	smartt_ctl_net_exit(net);
+fail_procfs:
+	smartt_procfs_exit_net(net);
+	remove_proc_entry("smartt_stats", net->proc_net);
+	free_percpu(sn->stats);
 	return err;
 }
 
@@ -628,6 +638,7 @@ static void __net_exit smartt_net_exit(struct net *net)
 	struct smartt_net *sn = smartt_net(net);
 	unsigned int i;
 
+	smartt_mem_net_exit(net);
 	smartt_ctl_net_exit(net);
 	smartt_procfs_exit_net(net);
 	remove_proc_entry("smartt_stats", net->proc_net);
@@ -663,20 +674,13 @@ int smartt_transport_register(void)
 		pr_err("udp_port and crp_udp_port must differ (both %u)\n", smartt_udp_port);
 		return -EINVAL;
 	}
-	err = smartt_mem_init();
-	if (err)
-		return err;
+	smartt_mem_init();
 	err = register_pernet_subsys(&smartt_net_ops);
 	if (err)
-		goto fail_mem;
+		return err;
 	err = smartt_sock_register();
 	if (err)
-		goto fail_pernet;
-	return 0;
-fail_pernet:
-	unregister_pernet_subsys(&smartt_net_ops);
-fail_mem:
-	smartt_mem_exit();
+		unregister_pernet_subsys(&smartt_net_ops);
 	return err;
 }
 

@@ -17,6 +17,7 @@
 
 #include "smartt.h"
 #include "transport/transport.h"
+#include "transport/crp.h"
 
 /* The NSCC service_time of a packet that arrived at @rx_ns, answered now. */
 static __be16 smartt_service_time(u64 rx_ns, u64 now)
@@ -221,7 +222,7 @@ u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
  * @ms: ms between two error packets, 0 for no limit
  *
  * The buckets start full: %SMARTT_ERR_BURST packets may go at once, and
- * %SMARTT_ERR_SRC_BURST to one source.
+ * %SMARTT_ERR_SRC_BURST to one source (%SMARTT_CRP_SEGS CRP answers).
  */
 void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms)
 {
@@ -238,6 +239,9 @@ void smartt_err_ratelimit_set(struct smartt_net *sn, u32 ms)
 		sn->err_src_credit[i] = (u64)SMARTT_ERR_SRC_BURST * SMARTT_ERR_SRC_SHARE * ms *
 					NSEC_PER_MSEC;
 		sn->err_src_last[i] = now;
+		sn->crp_src_credit[i] = (u64)SMARTT_CRP_SEGS * SMARTT_ERR_SRC_SHARE * ms *
+					NSEC_PER_MSEC;
+		sn->crp_src_last[i] = now;
 	}
 	spin_unlock_bh(&sn->err_lock);
 }
@@ -254,13 +258,15 @@ static bool smartt_bucket_take(u64 *credit, u64 *last, u64 now, u64 cap, u64 cos
 }
 
 /*
- * The token buckets of stateless answers (errors, NACK INV_DPDCID) to the
- * source of @in: the netns's (credit accrues with time up to
- * %SMARTT_ERR_BURST intervals; a packet spends one interval) and the
- * source's (%SMARTT_ERR_SRC_SHARE times the interval per packet, a burst
- * of %SMARTT_ERR_SRC_BURST): both must allow it.
+ * The netns's bucket and the source's (one of %SMARTT_ERR_SRC_BUCKETS by a
+ * seeded hash of @in's source address, in @src_credit and @src_last) of
+ * stateless answers: both must allow one.  The netns's credit accrues with
+ * time up to %SMARTT_ERR_BURST intervals of
+ * net.smartt.transport_err_ratelimit, an answer spends one; the source's
+ * up to @src_burst answers of %SMARTT_ERR_SRC_SHARE intervals each.
  */
-static bool smartt_err_allow(struct net *net, const struct sk_buff *in)
+static bool smartt_reply_take(struct net *net, const struct sk_buff *in, u64 *src_credit,
+			      u64 *src_last, u32 src_burst)
 {
 	struct smartt_net *sn = smartt_net(net);
 	u32 ms = READ_ONCE(sn->err_ratelimit);
@@ -280,15 +286,53 @@ static bool smartt_err_allow(struct net *net, const struct sk_buff *in)
 	src_cost = SMARTT_ERR_SRC_SHARE * interval;
 	spin_lock_bh(&sn->err_lock);
 	now = ktime_get_ns();
-	ok = smartt_bucket_take(&sn->err_src_credit[b], &sn->err_src_last[b], now,
-				SMARTT_ERR_SRC_BURST * src_cost, src_cost);
+	ok = smartt_bucket_take(&src_credit[b], &src_last[b], now, src_burst * src_cost,
+				src_cost);
 	if (ok && !smartt_bucket_take(&sn->err_credit, &sn->err_last, now,
 				      SMARTT_ERR_BURST * interval, interval)) {
-		sn->err_src_credit[b] += src_cost;	/* not spent after all */
+		src_credit[b] += src_cost;	/* not spent after all */
 		ok = false;
 	}
 	spin_unlock_bh(&sn->err_lock);
 	return ok;
+}
+
+/**
+ * smartt_reply_allow() - whether a stateless answer may go to a source
+ * @net: network namespace
+ * @in: the packet answered (an error or a NACK INV_DPDCID answers it)
+ *
+ * The netns's token bucket of answers made without state and the
+ * source's (a burst of %SMARTT_ERR_SRC_BURST, a tenth of the netns's
+ * rate): smartt_reply_take().
+ *
+ * Return: true if the answer may go (its credit is spent).
+ */
+bool smartt_reply_allow(struct net *net, const struct sk_buff *in)
+{
+	struct smartt_net *sn = smartt_net(net);
+
+	return smartt_reply_take(net, in, sn->err_src_credit, sn->err_src_last,
+				 SMARTT_ERR_SRC_BURST);
+}
+
+/**
+ * smartt_crp_reply_allow() - whether a CRP request of no PDC may be answered
+ * @net: network namespace
+ * @in: the request
+ *
+ * As smartt_reply_allow(), with the sources' buckets of their own, each a
+ * burst of %SMARTT_CRP_SEGS: the requests a sender has out to one peer at
+ * most, which it sends before its first DATA.
+ *
+ * Return: true if the answer may go (its credit is spent).
+ */
+bool smartt_crp_reply_allow(struct net *net, const struct sk_buff *in)
+{
+	struct smartt_net *sn = smartt_net(net);
+
+	return smartt_reply_take(net, in, sn->crp_src_credit, sn->crp_src_last,
+				 SMARTT_CRP_SEGS);
 }
 
 /*
@@ -305,7 +349,7 @@ static struct sk_buff *smartt_error_skb(struct net *net, const struct sk_buff *i
 	struct smartt_err_hdr *e;
 	struct sk_buff *skb;
 
-	if (in && !smartt_err_allow(net, in)) {
+	if (in && !smartt_reply_allow(net, in)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
@@ -421,7 +465,7 @@ static void smartt_nack_inv(struct net *net, struct sk_buff *in, __be16 dpdcid, 
 
 	if (smartt_skb_not_unicast(in))
 		return;
-	if (!smartt_err_allow(net, in)) {
+	if (!smartt_reply_allow(net, in)) {
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return;
 	}

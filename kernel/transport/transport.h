@@ -573,9 +573,12 @@ u32 smartt_rx_seg_charge(u32 len);
 u32 smartt_rx_head_charge(void);
 u64 smartt_rx_msg_charge(u64 len, u32 seg);
 bool smartt_rx_charge(struct sock *sk, struct sk_buff *skb, u32 extra);
-bool smartt_rx_mem_room(u64 bytes);
+bool smartt_rx_mem_room(const struct net *net, u64 bytes);
 long smartt_mem_pages(void);
-int smartt_mem_init(void);
+long smartt_net_mem_pages(const struct net *net);
+int smartt_mem_net_init(struct net *net);
+void smartt_mem_net_exit(struct net *net);
+void smartt_mem_init(void);
 void smartt_mem_exit(void);
 
 /* proto.c */
@@ -667,6 +670,8 @@ void smartt_send_error(struct net *net, struct sock *usk, struct sk_buff *skb,
 bool smartt_skb_not_unicast(const struct sk_buff *skb);
 u16 smartt_reply_addrs(const struct sk_buff *in, union smartt_addr *src,
 		       union smartt_addr *dst);
+bool smartt_reply_allow(struct net *net, const struct sk_buff *in);
+bool smartt_crp_reply_allow(struct net *net, const struct sk_buff *in);
 void smartt_send_error_peer(struct sock *sk, struct smartt_peer *peer, u64 msg_id,
 			    u8 rc);
 void smartt_send_nack_inv(struct net *net, struct sk_buff *in,
