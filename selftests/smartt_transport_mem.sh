@@ -32,7 +32,9 @@
 #     counts the rest drop_host_peers,
 #     and holds no transmit state for them (slab and per-CPU memory grow
 #     by under 3 KiB a peer, where a window and a path selector would be
-#     24 KiB more); once they have been idle four timeouts they are reclaimed,
+#     24 KiB more), charged to the memory cgroup of the victim socket's
+#     creator (cgroup v2; checked where the memory controller is); once
+#     they have been idle four timeouts they are reclaimed,
 #     and c's next message completes.
 # The runner checks dmesg (and the module's unload checks that nothing
 # stays charged to the protocol).
@@ -59,10 +61,25 @@ hold=()
 mem_sysctl=/proc/sys/net/smartt/transport_mem
 mem_saved=$(cat "$mem_sysctl" 2>/dev/null)
 
+# The victim in a memory cgroup of its own (cgroup v2 with the memory
+# controller; else none, and the peer flood's charge check is skipped).
+cg=/sys/fs/cgroup/smartt-mem-$$
+if [ -e /sys/fs/cgroup/cgroup.subtree_control ] &&
+	grep -qw memory /sys/fs/cgroup/cgroup.controllers 2>/dev/null &&
+	{ grep -qw memory /sys/fs/cgroup/cgroup.subtree_control ||
+		echo +memory >/sys/fs/cgroup/cgroup.subtree_control; } 2>/dev/null &&
+	mkdir "$cg" 2>/dev/null; then
+	:
+else
+	cg=
+fi
 setup() {
 	veth_pair "$a" "$b" || return 1
 	third_host "$c" "$b" || return 1
-	ip netns exec "$b" "$bin" victim 4 $vport 600 3000 >"$victim_out" 2>&1 &
+	# (in the cgroup before it makes its socket: the socket is charged to
+	# it; before ip netns exec, which mounts a sysfs of the netns's own)
+	sh -c '[ -z "$1" ] || echo $$ >"$1/cgroup.procs" || exit 1; shift; exec "$@"' \
+		_ "$cg" ip netns exec "$b" "$bin" victim 4 $vport 600 3000 >"$victim_out" 2>&1 &
 	hold+=($!)
 	wait_output "$victim_out" bound || { cat "$victim_out"; return 1; }
 	ip netns exec "$a" ping -c1 -W2 198.18.0.2 >/dev/null 2>&1
@@ -78,6 +95,7 @@ cleanup() {
 	done
 	rm -f "$victim_out" "$victim_out".*
 	netns_cleanup
+	[ -z "$cg" ] || rmdir "$cg" 2>/dev/null
 }
 trap cleanup EXIT
 
@@ -254,6 +272,10 @@ check "at b's own limit (its netns's transport_mem) new messages wait (drop_mem)
 kmem() { # kmem: slab and per-CPU memory, KiB
 	awk '$1 == "Slab:" || $1 == "Percpu:" { s += $2 } END { print s }' /proc/meminfo
 }
+cgkmem() { # cgkmem: slab and per-CPU memory charged to the victim's cgroup, KiB
+	[ -n "$cg" ] || { echo 0; return; }
+	awk '$1 == "slab" || $1 == "percpu" { s += $2 } END { print int(s / 1024) }' "$cg/memory.stat"
+}
 vpeers() { # vpeers: the victim socket's peers
 	ip netns exec "$b" awk -v p=$vport '$1 == p' /proc/net/smartt_peers | wc -l
 }
@@ -266,14 +288,16 @@ idle_out() { # idle_out: wait (30 s at most) until the victim has no peer
 	return 1
 }
 peer_flood() {
-	local d0 m0 out n d1 m1 grown left t0 secs
+	local d0 m0 out n d1 m1 grown left t0 secs c0 c1
 	# the earlier cases' peers reclaimed first: the flood's fill the table
 	idle_out || { echo "the earlier peers did not idle out"; return 1; }
 	d0=$(stat drop_host_peers)
 	m0=$(kmem)
+	c0=$(cgkmem)
 	t0=$(date +%s)
 	out=$(ip netns exec "$a" "$bin" peers 4 198.18.0.1 198.18.0.2 $vport 2000) || return 1
 	secs=$(($(date +%s) - t0))
+	c1=$(cgkmem)
 	if [ "$secs" -ge 10 ]; then
 		# (the debug kernel's sanitizers: minutes)
 		echo "the flood took $secs s here, about the 12 s after which idle peers are reclaimed: it cannot fill the table"
@@ -286,7 +310,15 @@ peer_flood() {
 	say "2000 peers claimed: $(tr '\n' ' ' <<<"$out"); the socket's peers $n," \
 		"drop_host_peers +$((d1 - d0)); slab + per-CPU $m0 -> $m1 KiB (+$grown," \
 		"bound $((128 * 3)))"
+	if [ -n "$cg" ]; then
+		say "the victim's memory cgroup: slab + per-CPU $c0 -> $c1 KiB (+$((c1 - c0)))"
+	else
+		say "no cgroup v2 memory controller here: the charge to the victim's cgroup is not checked"
+	fi
 	[ "$n" -eq 128 ] && [ $((d1 - d0)) -ge 1000 ] && [ "$grown" -lt $((128 * 3)) ] || return 1
+	# the peers' state is charged to the socket's cgroup: at least the
+	# peer structures (1 KiB each)
+	[ -z "$cg" ] || [ $((c1 - c0)) -ge 128 ] || return 1
 	# idle 4 x 3 s, then the socket's timer reclaims them
 	idle_out
 	left=$(vpeers)

@@ -20,6 +20,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/rbtree.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 
 #include "smartt.h"
@@ -77,6 +78,7 @@ static void smartt_rx_done_free(struct smartt_peer *peer, struct smartt_rx_done 
 void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 psn_hi,
 			u32 len, u8 rc)
 {
+	struct mem_cgroup *old_memcg;
 	struct smartt_rx_done *d;
 
 	if (peer->rx_ndone >= SMARTT_RX_DONE_MAX) {
@@ -84,7 +86,10 @@ void smartt_rx_done_add(struct sock *sk, struct smartt_peer *peer, u64 id, u64 p
 							   struct smartt_rx_done, node));
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_DONE_DROPPED);
 	}
-	d = kmalloc(sizeof(*d), GFP_ATOMIC);
+	/* charged to the socket's memory cgroup, as the peer is */
+	old_memcg = set_active_memcg(sk->sk_memcg);
+	d = kmalloc(sizeof(*d), GFP_ATOMIC | __GFP_ACCOUNT);
+	set_active_memcg(old_memcg);
 	if (!d) {
 		smartt_stat_inc(sock_net(sk), SMARTT_STAT_RX_DONE_DROPPED);
 		return;

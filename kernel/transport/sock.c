@@ -10,6 +10,7 @@
 #include <linux/hash.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/uio.h>
@@ -395,48 +396,16 @@ static bool smartt_host_evict(struct sock *sk, struct smartt_host *h)
 	return true;
 }
 
-/**
- * smartt_peer_get() - find or create the state of a peer
- * @sk: socket (locked)
- * @family: AF_INET or AF_INET6
- * @a: the peer's address
- * @port: the peer's transport port
- * @gfp: allocation flags (GFP_ATOMIC in the receive path)
- *
- * A new peer has the state for receiving from it and for answering
- * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
- *
- * At %SMARTT_MAX_PEERS, an idle peer makes room (smartt_peer_evict()).
- * The receive path (@gfp GFP_ATOMIC) makes peers up to
- * %SMARTT_RX_PEERS_MAX only, so that packets from others never take the
- * room sendmsg() needs for a new destination, and at most
- * %SMARTT_HOST_PEERS_MAX of one address (transport ports), its idle ones
- * making room, so that one host cannot take the table by changing ports.
- *
- * Return: the peer, or an ERR_PTR: -ENOBUFS at a limit with no peer to
- * evict (-EADDRINUSE: the address's share) or without memory, a routing
- * error when the peer cannot be reached.
- */
-struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
-				    const union smartt_addr *a, u16 port, gfp_t gfp)
+/* A new peer (smartt_peer_get()), its host made if needed. */
+static struct smartt_peer *smartt_peer_new(struct sock *sk, u16 family,
+					   const union smartt_addr *a, u16 port, gfp_t gfp)
 {
 	struct smartt_sock *ssk = smartt_sk(sk);
 	union smartt_addr src = {};
 	struct smartt_peer *p;
+	struct smartt_host *h;
 	int err = -ENOBUFS;
 
-	bool rx = !gfpflags_allow_blocking(gfp);
-	struct smartt_host *h;
-
-	p = smartt_peer_lookup(sk, family, a, port);
-	if (p)
-		return p;
-	h = smartt_host_lookup(ssk, family, a);
-	if (rx && h && h->npeers >= SMARTT_HOST_PEERS_MAX && !smartt_host_evict(sk, h))
-		return ERR_PTR(-EADDRINUSE);
-	if (ssk->npeers >= (rx ? SMARTT_RX_PEERS_MAX : SMARTT_MAX_PEERS) &&
-	    !smartt_peer_evict(sk))
-		return ERR_PTR(-ENOBUFS);
 	/* (an eviction may have freed the host) */
 	h = smartt_host_get(ssk, family, a, gfp);
 	if (!h)
@@ -496,6 +465,56 @@ fail:
 	smartt_host_put(p);
 	kfree(p);
 	return ERR_PTR(err);
+}
+
+/**
+ * smartt_peer_get() - find or create the state of a peer
+ * @sk: socket (locked)
+ * @family: AF_INET or AF_INET6
+ * @a: the peer's address
+ * @port: the peer's transport port
+ * @gfp: allocation flags (GFP_ATOMIC in the receive path)
+ *
+ * A new peer has the state for receiving from it and for answering
+ * (ACKs); smartt_peer_tx_alloc() adds what sending to it takes.
+ *
+ * At %SMARTT_MAX_PEERS, an idle peer makes room (smartt_peer_evict()).
+ * The receive path (@gfp GFP_ATOMIC) makes peers up to
+ * %SMARTT_RX_PEERS_MAX only, so that packets from others never take the
+ * room sendmsg() needs for a new destination, and at most
+ * %SMARTT_HOST_PEERS_MAX of one address (transport ports), its idle ones
+ * making room, so that one host cannot take the table by changing ports.
+ *
+ * Return: the peer, or an ERR_PTR: -ENOBUFS at a limit with no peer to
+ * evict (-EADDRINUSE: the address's share) or without memory, a routing
+ * error when the peer cannot be reached.
+ */
+struct smartt_peer *smartt_peer_get(struct sock *sk, u16 family,
+				    const union smartt_addr *a, u16 port, gfp_t gfp)
+{
+	bool rx = !gfpflags_allow_blocking(gfp);
+	struct smartt_sock *ssk = smartt_sk(sk);
+	struct mem_cgroup *old_memcg;
+	struct smartt_peer *p;
+	struct smartt_host *h;
+
+	p = smartt_peer_lookup(sk, family, a, port);
+	if (p)
+		return p;
+	h = smartt_host_lookup(ssk, family, a);
+	if (rx && h && h->npeers >= SMARTT_HOST_PEERS_MAX && !smartt_host_evict(sk, h))
+		return ERR_PTR(-EADDRINUSE);
+	if (ssk->npeers >= (rx ? SMARTT_RX_PEERS_MAX : SMARTT_MAX_PEERS) &&
+	    !smartt_peer_evict(sk))
+		return ERR_PTR(-ENOBUFS);
+	/*
+	 * What the peer holds is charged to the socket's memory cgroup (its
+	 * creator's, as its receive memory is), from softirq too.
+	 */
+	old_memcg = set_active_memcg(sk->sk_memcg);
+	p = smartt_peer_new(sk, family, a, port, gfp | __GFP_ACCOUNT);
+	set_active_memcg(old_memcg);
+	return p;
 }
 
 /* A completion was read (or purged with the socket): its room is back. */
