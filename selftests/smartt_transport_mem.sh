@@ -33,7 +33,8 @@
 #     and holds no transmit state for them (slab and per-CPU memory grow
 #     by under 3 KiB a peer, where a window and a path selector would be
 #     24 KiB more), charged to the memory cgroup of the victim socket's
-#     creator (cgroup v2; checked where the memory controller is); once
+#     creator (cgroup v2; checked where the memory controller is); c's
+#     message completes at once meanwhile (its host's share is its own); once
 #     they have been idle four timeouts they are reclaimed,
 #     and c's next message completes.
 # The runner checks dmesg (and the module's unload checks that nothing
@@ -319,6 +320,10 @@ peer_flood() {
 	# the peers' state is charged to the socket's cgroup: at least the
 	# peer structures (1 KiB each)
 	[ -z "$cg" ] || [ $((c1 - c0)) -ge 128 ] || return 1
+	# another host gets in at once, the flood's peers still there
+	out=$(ip netns exec "$c" "$bin" send 4 198.18.2.2 $vport 10000 20)
+	say "with a's 128 peers held, c's 10 KB: $out"
+	[[ $out == "completed 0 "* ]] || return 1
 	# idle 4 x 3 s, then the socket's timer reclaims them
 	idle_out
 	left=$(vpeers)
@@ -326,6 +331,6 @@ peer_flood() {
 	say "peers left: $left; then c's 10 KB: $out"
 	[ "$left" -eq 0 ] && [[ $out == "completed 0 "* ]]
 }
-check "2000 peers claimed by one address: its share, 128, kept (drop_host_peers) without transmit state, reclaimed when idle" peer_flood
+check "2000 peers claimed by one address: its share, 128, kept (drop_host_peers) without transmit state, another host served meanwhile, reclaimed when idle" peer_flood
 
 ktap_exit

@@ -42,6 +42,23 @@ static void smartt_send_ctl(struct sock *sk, struct smartt_peer *peer, struct sk
 		    &peer->addr, skb, &o);
 }
 
+/*
+ * An answer's skb with room for @len bytes of PDS (and SES) headers and
+ * the CRC trailer after the IP and UDP headers; NULL (counted tx_fail)
+ * without memory.
+ */
+static struct sk_buff *smartt_reply_alloc(struct net *net, u32 len)
+{
+	struct sk_buff *skb = alloc_skb(SMARTT_HEADROOM + len + SMARTT_CRC_LEN, GFP_ATOMIC);
+
+	if (!skb) {
+		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+		return NULL;
+	}
+	skb_reserve(skb, SMARTT_HEADROOM);
+	return skb;
+}
+
 /**
  * smartt_send_ack() - answer a DATA packet or a PROBE with an ACK_CC
  * @sk: socket (locked)
@@ -77,12 +94,9 @@ void smartt_send_ack(struct sock *sk, struct smartt_peer *peer,
 		rmlen = d->len;
 	}
 	rlen = rc ? sizeof(struct smartt_ses_rsp) : 0;
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ACK_LEN + rlen + SMARTT_CRC_LEN, GFP_ATOMIC);
-	if (!skb) {
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+	skb = smartt_reply_alloc(sock_net(sk), SMARTT_ACK_LEN + rlen);
+	if (!skb)
 		return;
-	}
-	skb_reserve(skb, SMARTT_HEADROOM);
 	if (ai->ce)
 		flags |= SMARTT_PDS_ACK_F_M;
 	if (ai->retx)
@@ -147,12 +161,9 @@ void smartt_send_nack(struct sock *sk, struct smartt_peer *peer,
 	struct sk_buff *skb;
 	u8 flags = 0;
 
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_NACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
-	if (!skb) {
-		smartt_stat_inc(sock_net(sk), SMARTT_STAT_TX_FAIL);
+	skb = smartt_reply_alloc(sock_net(sk), SMARTT_NACK_LEN);
+	if (!skb)
 		return;
-	}
-	skb_reserve(skb, SMARTT_HEADROOM);
 	if (ai->ce)
 		flags |= SMARTT_PDS_NACK_F_M;
 	if (ai->retx)
@@ -353,12 +364,9 @@ static struct sk_buff *smartt_error_skb(struct net *net, const struct sk_buff *i
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return NULL;
 	}
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_ERR_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
-	if (!skb) {
-		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+	skb = smartt_reply_alloc(net, SMARTT_ERR_LEN);
+	if (!skb)
 		return NULL;
-	}
-	skb_reserve(skb, SMARTT_HEADROOM);
 	e = skb_put_zero(skb, SMARTT_ERR_LEN);
 	e->ack.prologue = smartt_pds_prologue(SMARTT_PDS_ACK, SMARTT_PDS_NH_RSP, 0);
 	e->ack.ack_psn_offset = htons((u16)(s16)(psn - cack));
@@ -469,12 +477,9 @@ static void smartt_nack_inv(struct net *net, struct sk_buff *in, __be16 dpdcid, 
 		smartt_stat_inc(net, SMARTT_STAT_TX_ERRORS_LIMITED);
 		return;
 	}
-	skb = alloc_skb(SMARTT_HEADROOM + SMARTT_NACK_LEN + SMARTT_CRC_LEN, GFP_ATOMIC);
-	if (!skb) {
-		smartt_stat_inc(net, SMARTT_STAT_TX_FAIL);
+	skb = smartt_reply_alloc(net, SMARTT_NACK_LEN);
+	if (!skb)
 		return;
-	}
-	skb_reserve(skb, SMARTT_HEADROOM);
 	n = skb_put_zero(skb, SMARTT_NACK_LEN);
 	n->prologue = smartt_pds_prologue(SMARTT_PDS_NACK, SMARTT_PDS_NH_NONE, 0);
 	n->nack_code = SMARTT_NACK_INV_DPDCID;
