@@ -459,7 +459,8 @@ check "smartt-replay --version: $ver" grep -q "$ver" <(smartt-replay --version 2
 check "smartt-lab list: the experiments" grep -q incast <(smartt-lab list 2>&1)
 man_pages() {
 	local m
-	for m in smarttctl.8 smartt-fabric.8 smartt-perf.1 smartt-replay.1 smartt-lab.1 smartt.7; do
+	for m in smarttctl.8 smartt-fabric.8 smartt-delay.8 smartt-perf.1 smartt-replay.1 smartt-lab.1 \
+		 smartt.7; do
 		[ -r "/usr/share/man/man${m##*.}/$m.gz" ] || { echo "no $m"; return 1; }
 	done
 }
