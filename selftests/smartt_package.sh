@@ -17,7 +17,7 @@
 #     bpf_smartt under TCG);
 #  4. the commands on the PATH find their parts: smarttctl (VERSION, the
 #     module's knobs and counters, the BPF loader), smartt-fabric (its BPF
-#     controller, a fabric up and down), smartt-perf, smartt-replay,
+#     controller, a fabric up and down), smartt-perf, smartt-replay, smartt-delay,
 #     smartt-lab, the man pages;
 #  5. DKMS's autoinstall (its kernel hook) for a kernel outside the tested
 #     range (a 6.99 build tree made from this kernel's headers) with the
@@ -457,6 +457,7 @@ SMARTT_FABRIC_NAME=pk$$ smartt-fabric down >/dev/null 2>&1
 check "smartt-perf --version: $ver" grep -q "$ver" <(smartt-perf --version 2>&1)
 check "smartt-replay --version: $ver" grep -q "$ver" <(smartt-replay --version 2>&1)
 check "smartt-lab list: the experiments" grep -q incast <(smartt-lab list 2>&1)
+check "smartt-delay on the PATH: its usage" grep -q -- --config <(smartt-delay --help 2>&1)
 man_pages() {
 	local m
 	for m in smarttctl.8 smartt-fabric.8 smartt-delay.8 smartt-perf.1 smartt-replay.1 smartt-lab.1 \
