@@ -258,16 +258,17 @@ netns_gone() {
 	wait_output "$out" listening || { cat "$out"; rm -f "$out"; return 1; }
 	ip netns exec "$a" "$bin" send 4 198.18.0.2 1613 4000000 >/dev/null 2>&1 &
 	pids+=($!)
-	ip netns exec "$b" "$mbin" victim 4 4721 300 3000 >/dev/null 2>&1 &
+	ip netns exec "$b" "$mbin" victim 4 1721 300 3000 >"$out.v" 2>&1 &
 	pids+=($!)
-	ip netns exec "$c" "$mbin" send 4 198.18.2.2 4721 100000 20 >/dev/null 2>&1 &
+	wait_output "$out.v" bound || { cat "$out.v"; rm -f "$out" "$out.v"; return 1; }
+	ip netns exec "$c" "$mbin" send 4 198.18.2.2 1721 100000 20 >/dev/null 2>&1 &
 	pids+=($!)
 	sleep 0.5
 	refs=$(cat /sys/module/smartt/refcnt)
 	netns_cleanup
 	kill -9 "${pids[@]}" 2>/dev/null
 	wait "${pids[@]}" 2>/dev/null
-	rm -f "$out"
+	rm -f "$out" "$out.v"
 	say "module use count with the transfers running: $refs"
 	[ "$refs" -gt 0 ] || return 1
 	if ! module_unload smartt 60; then
