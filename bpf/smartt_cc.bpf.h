@@ -32,6 +32,12 @@
 #define SMARTT_ECN_DEMAND_CWR	4	/* TCP_ECN_DEMAND_CWR */
 #define SMARTT_ACK_TIMER	2	/* ICSK_ACK_TIMER */
 #define SMARTT_ACK_NOW		4	/* ICSK_ACK_NOW */
+#define SMARTT_TCP_ECN_OK	1	/* TCP_ECN_OK */
+#define SMARTT_TCP_LISTEN	10	/* TCP_LISTEN */
+#define SMARTT_TCP_CLOSE	7	/* TCP_CLOSE */
+#define SMARTT_SOL_TCP		6	/* SOL_TCP */
+#define SMARTT_TCP_CONGESTION	13	/* TCP_CONGESTION */
+#define SMARTT_TCP_INIT_CWND	10	/* TCP_INIT_CWND */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -309,6 +315,56 @@ static __always_inline void cc_cwnd_event(struct sock *sk, struct smartt_cc_sock
 	g->prior_rcv_nxt = tp->rcv_nxt;
 	g->state = new ? g->state | SMARTT_CC_S_CE : g->state & ~SMARTT_CC_S_CE;
 	cc_ece_ack_cwr(tp, new);
+}
+
+/*
+ * The module's smartt_cc_hook_init() test: a connection that did not
+ * negotiate ECN runs Reno instead (TCP_CONGESTION from the init callback,
+ * as the kernel's BPF DCTCP sample does), whose reinit leaves the data
+ * Not-ECT.  Return: true if it was handed over.
+ */
+static __always_inline bool cc_noecn(struct sock *sk)
+{
+	static const char reno[] = "reno";
+	struct tcp_sock *tp = cc_tp(sk);
+	int state = sk->__sk_common.skc_state;
+
+	if ((tp->ecn_flags & SMARTT_TCP_ECN_OK) ||
+	    state == SMARTT_TCP_LISTEN || state == SMARTT_TCP_CLOSE)
+		return false;
+	cc_stat(SMARTT_CC_STAT_NOECN);
+	bpf_setsockopt(sk, SMARTT_SOL_TCP, SMARTT_TCP_CONGESTION, (void *)reno,
+		       sizeof(reno));
+	return true;
+}
+
+/*
+ * smartt_cc_idle() of the module: after more than one RTO without sending
+ * (CA_EVENT_TX_START), tcp_cwnd_restart()'s rule, with
+ * net.ipv4.tcp_slow_start_after_idle on.  The start window is the
+ * configured BDP (tcp_start = 1) or IW10 (the module also honours a
+ * route's initcwnd, which BPF cannot read).  Return: true if @cwnd changed.
+ */
+static __always_inline bool cc_idle(struct sock *sk,
+				    const struct smartt_cc_bpf_cfg *cfg,
+				    u64 *cwnd, u32 base_rtt, u32 link_mbps,
+				    u32 mtu)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct tcp_sock *tp = cc_tp(sk);
+	u32 idle = (u32)bpf_jiffies64() - tp->lsndtime;
+	u32 iw = min_t(u32, SMARTT_TCP_INIT_CWND, tp->snd_cwnd_clamp);
+	u64 w;
+
+	if (!sk->__sk_common.skc_net.net->ipv4.sysctl_tcp_slow_start_after_idle ||
+	    idle <= icsk->icsk_rto)
+		return false;
+	w = smartt_cc_idle_bytes(*cwnd,
+				 smartt_cc_start_bytes(&cfg->p, link_mbps, base_rtt,
+						       (u64)iw * tp->mss_cache),
+				 idle, icsk->icsk_rto);
+	*cwnd = max_t(u64, w, mtu);
+	return true;
 }
 
 /* Count each rule that fired in @f->rules. */

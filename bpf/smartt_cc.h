@@ -47,6 +47,7 @@ enum smartt_cc_bpf_stat {
 	SMARTT_CC_STAT_FLOWS,		/* flows started */
 	SMARTT_CC_STAT_NO_STORAGE,	/* flows without state: ran Reno */
 	SMARTT_CC_STAT_NO_CFG,		/* callbacks without a configuration */
+	SMARTT_CC_STAT_NOECN,		/* flows without negotiated ECN: reno */
 	SMARTT_CC_STAT_COUNT,
 };
 
@@ -87,6 +88,7 @@ struct smartt_cc_dctcp {
  * @losses: loss events (packets newly marked lost)
  * @rtos: retransmission timeouts
  * @undos: spurious recoveries undone
+ * @idles: restarts after idle (the window lowered)
  * @rules: how often each bit of the core's rule mask was returned
  */
 struct smartt_cc_flow {
@@ -109,6 +111,7 @@ struct smartt_cc_flow {
 	u64 losses;
 	u64 rtos;
 	u64 undos;
+	u64 idles;
 	u32 rules[SMARTT_CC_RULE_BITS];
 };
 

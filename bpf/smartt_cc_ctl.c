@@ -737,6 +737,7 @@ static const char *const stat_names[SMARTT_CC_STAT_COUNT] = {
 	[SMARTT_CC_STAT_FLOWS] = "flows_started",
 	[SMARTT_CC_STAT_NO_STORAGE] = "flows_without_state",
 	[SMARTT_CC_STAT_NO_CFG] = "callbacks_without_config",
+	[SMARTT_CC_STAT_NOECN] = "flows_without_ecn",
 };
 
 static int read_stats(u64 *sum)
@@ -1055,12 +1056,13 @@ static int cmd_flows(bool json, const char *netns)
 				printf(", \"dctcp_alpha\": %.6f, \"dctcp_windows\": %u",
 				       v.alpha / 1048576.0, v.f->d.windows);
 			if (v.f) {
-				printf(", \"acks\": %llu, \"ce_acks\": %llu, \"losses\": %llu, \"rtos\": %llu, \"undos\": %llu, \"rules\": ",
+				printf(", \"acks\": %llu, \"ce_acks\": %llu, \"losses\": %llu, \"rtos\": %llu, \"undos\": %llu, \"idles\": %llu, \"rules\": ",
 				       (unsigned long long)v.f->acks,
 				       (unsigned long long)v.f->ce_acks,
 				       (unsigned long long)v.f->losses,
 				       (unsigned long long)v.f->rtos,
-				       (unsigned long long)v.f->undos);
+				       (unsigned long long)v.f->undos,
+				       (unsigned long long)v.f->idles);
 				json_str(rules);
 			}
 			printf("}");

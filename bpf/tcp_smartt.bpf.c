@@ -67,7 +67,7 @@ void BPF_PROG(bpf_smartt_init, struct sock *sk)
 	u32 rtt0;
 	u64 cwnd;
 
-	if (!cfg)
+	if (!cfg || cc_noecn(sk))
 		return;
 	f = cc_flow_new(sk, SMARTT_CC_BPF_SMARTT);
 	if (!f)
@@ -145,26 +145,34 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 
 SMARTT_CC_CONG_CONTROL(bpf_smartt_cong_control, bpf_smartt_control)
 
+/* An RTO: the loss window, one packet, from which the core's rules regrow it. */
+static __always_inline void cc_smartt_rto(struct sock *sk, struct smartt_cc_flow *f)
+{
+	const struct smartt_cc_bpf_cfg *cfg = cc_cfg();
+
+	if (!cfg)
+		return;
+	f->rtos++;
+	f->s.cwnd = cc_smartt_params(cfg, f)->k.mtu;
+}
+
 /*
  * Every congestion state change: fast recovery starts packet conservation
- * (smartt_cc_rec_state()); an RTO drops the core's window to the loss
- * window, one packet, from which the core's rules regrow it.
+ * (smartt_cc_rec_state()).  Entering TCP_CA_Loss from the retransmit timer
+ * (icsk_pending cleared) is an RTO (cc_smartt_rto()); from a path-MTU drop it
+ * is no congestion and leaves the window alone.
  */
 SEC("struct_ops/bpf_smartt_set_state")
 void BPF_PROG(bpf_smartt_set_state, struct sock *sk, u8 new_state)
 {
-	const struct smartt_cc_bpf_cfg *cfg;
-	struct smartt_cc_flow *f;
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct smartt_cc_flow *f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
 
-	f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
-	cfg = f ? cc_cfg() : NULL;
-	if (!cfg)
+	if (!f)
 		return;
 	smartt_cc_rec_state(&f->g, new_state, cc_tp(sk)->delivered);
-	if (new_state != SMARTT_TCP_CA_LOSS)
-		return;
-	f->rtos++;
-	f->s.cwnd = cc_smartt_params(cfg, f)->k.mtu;
+	if (new_state == SMARTT_TCP_CA_LOSS && !icsk->icsk_pending)
+		cc_smartt_rto(sk, f);
 }
 
 /*
@@ -197,13 +205,28 @@ u32 BPF_PROG(bpf_smartt_ssthresh, struct sock *sk)
 	return cc_ssthresh(sk);
 }
 
+/* The receiver's CE state machine; after idle the restart rule (cc_idle()). */
 SEC("struct_ops/bpf_smartt_cwnd_event")
 void BPF_PROG(bpf_smartt_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct smartt_cc_flow *f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
+	const struct smartt_cc_bpf_cfg *cfg;
+	const struct smartt_params *p;
 
-	if (f)
+	if (!f)
+		return;
+	if (ev != CA_EVENT_TX_START) {
 		cc_cwnd_event(sk, &f->g, ev);
+		return;
+	}
+	cfg = cc_cfg();
+	if (!cfg)
+		return;
+	p = cc_smartt_params(cfg, f);
+	if (cc_idle(sk, cfg, &f->s.cwnd, f->s.base_rtt, p->k.link_mbps, p->k.mtu)) {
+		f->idles++;
+		cc_apply(sk, &f->g, cfg, f->s.cwnd, f->s.base_rtt, NULL);
+	}
 }
 
 SEC(".struct_ops")

@@ -43,7 +43,7 @@ void BPF_PROG(bpf_strack_init, struct sock *sk)
 	u32 rtt0;
 	u64 cwnd;
 
-	if (!cfg)
+	if (!cfg || cc_noecn(sk))
 		return;
 	f = cc_flow_new(sk, SMARTT_CC_BPF_STRACK);
 	if (!f)
@@ -120,23 +120,15 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 SMARTT_CC_CONG_CONTROL(bpf_strack_cong_control, bpf_strack_control)
 
 /*
- * Every congestion state change: fast recovery starts packet conservation
- * (smartt_cc_rec_state()); an RTO drops the window to one packet with
- * tcp_strack_loss = 1, or takes STrack's timeout rule with 0.
+ * An RTO: the loss window, one packet, with tcp_strack_loss = 1; STrack's
+ * timeout rule (one packet off) with 0.
  */
-SEC("struct_ops/bpf_strack_set_state")
-void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
+static __always_inline void cc_strack_rto(struct sock *sk, struct smartt_cc_flow *f)
 {
-	const struct smartt_cc_bpf_cfg *cfg;
+	const struct smartt_cc_bpf_cfg *cfg = cc_cfg();
 	const struct strack_params *p;
-	struct smartt_cc_flow *f;
 
-	f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
-	cfg = f ? cc_cfg() : NULL;
 	if (!cfg)
-		return;
-	smartt_cc_rec_state(&f->g, new_state, cc_tp(sk)->delivered);
-	if (new_state != SMARTT_TCP_CA_LOSS)
 		return;
 	f->rtos++;
 	p = cc_strack_params(cfg, f);
@@ -144,6 +136,25 @@ void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
 		f->t.cwnd = p->k.mtu;
 	else
 		f->last_rules = strack_on_timeout(&f->t, p, cc_tp(sk)->mss_cache);
+}
+
+/*
+ * Every congestion state change: fast recovery starts packet conservation
+ * (smartt_cc_rec_state()).  Entering TCP_CA_Loss from the retransmit timer
+ * (icsk_pending cleared) is an RTO (cc_strack_rto()); from a path-MTU drop it
+ * is no congestion and leaves the window alone.
+ */
+SEC("struct_ops/bpf_strack_set_state")
+void BPF_PROG(bpf_strack_set_state, struct sock *sk, u8 new_state)
+{
+	struct inet_connection_sock *icsk = (struct inet_connection_sock *)sk;
+	struct smartt_cc_flow *f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+
+	if (!f)
+		return;
+	smartt_cc_rec_state(&f->g, new_state, cc_tp(sk)->delivered);
+	if (new_state == SMARTT_TCP_CA_LOSS && !icsk->icsk_pending)
+		cc_strack_rto(sk, f);
 }
 
 /*
@@ -175,13 +186,28 @@ u32 BPF_PROG(bpf_strack_ssthresh, struct sock *sk)
 	return cc_ssthresh(sk);
 }
 
+/* The receiver's CE state machine; after idle the restart rule (cc_idle()). */
 SEC("struct_ops/bpf_strack_cwnd_event")
 void BPF_PROG(bpf_strack_cwnd_event, struct sock *sk, enum tcp_ca_event ev)
 {
 	struct smartt_cc_flow *f = cc_flow(sk, SMARTT_CC_BPF_STRACK);
+	const struct smartt_cc_bpf_cfg *cfg;
+	const struct strack_params *p;
 
-	if (f)
+	if (!f)
+		return;
+	if (ev != CA_EVENT_TX_START) {
 		cc_cwnd_event(sk, &f->g, ev);
+		return;
+	}
+	cfg = cc_cfg();
+	if (!cfg)
+		return;
+	p = cc_strack_params(cfg, f);
+	if (cc_idle(sk, cfg, &f->t.cwnd, f->t.base_rtt, p->k.link_mbps, p->k.mtu)) {
+		f->idles++;
+		cc_apply(sk, &f->g, cfg, f->t.cwnd, f->t.base_rtt, NULL);
+	}
 }
 
 SEC(".struct_ops")

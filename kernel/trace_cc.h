@@ -24,7 +24,7 @@
  * @cwnd_after: window after the event, bytes
  * @rtt: RTT sample, ns (0 = none)
  * @base_rtt: base RTT after the event, ns
- * @bytes: bytes acked (ACK) or lost (LOSS, RTO)
+ * @bytes: bytes acked (ACK) or lost (LOSS, RTO); idle jiffies (IDLE)
  * @ce_bytes: of @bytes, those delivered with a CE echo
  * @in_flight: bytes in flight
  *
@@ -67,7 +67,8 @@ TRACE_EVENT(smartt_cc,
 	    TP_printk("%s %s sport=%u dport=%u rules=%#x cwnd=%llu->%llu rtt=%u base_rtt=%u bytes=%u ce=%u inflight=%llu now_us=%llu",
 		      __entry->algo ? "strack" : "smartt",
 		      __print_symbolic(__entry->ev, { 0, "ack" }, { 1, "loss" },
-				       { 2, "rto" }, { 3, "undo" }, { 4, "init" }),
+				       { 2, "rto" }, { 3, "undo" }, { 4, "init" },
+				       { 5, "idle" }, { 6, "noecn" }),
 		      __entry->sport, __entry->dport, __entry->rules,
 		      __entry->cwnd_before, __entry->cwnd_after, __entry->rtt,
 		      __entry->base_rtt, __entry->bytes, __entry->ce_bytes,

@@ -52,7 +52,10 @@ print(nic // 1000000, round(st["base_rtt_ns"] / 1000))')
 read -r link_mbps base_us <<<"$vals"
 base_us=${SMARTT_DEMO_BASE_US-$base_us}
 for h in h0 h1; do
-	ip netns exec "$(host $h ns)" sysctl -qw net.smartt.tcp_link_mbps="$link_mbps" \
+	# tcp_ecn=1: iperf3 -C selects the algorithm after connect(), so the
+	# SYN asks for ECN itself; without ECN smartt and strack run Reno
+	ip netns exec "$(host $h ns)" sysctl -qw net.ipv4.tcp_ecn=1 \
+		net.smartt.tcp_link_mbps="$link_mbps" \
 		net.smartt.tcp_base_rtt_us="$base_us"
 done
 echo "demo: smartt/strack configured with tcp_link_mbps=$link_mbps tcp_base_rtt_us=$base_us"

@@ -13,6 +13,7 @@
 #                            (ECN marking forced on: "Kmin 0")
 #   cc_server NS ADDR PORT [--cc NAME]  background discard server
 #   cc_client NS ADDR PORT ARGS...  smartt_cc_tool.py client
+#   ready FILE               wait up to 120 s for a client's --ready file
 #   cc_trace_on / cc_trace_off / cc_trace_dump
 CC_TOOL="$SMARTT_TOP/selftests/smartt_cc_tool.py"
 CC_A=cca$$
@@ -93,6 +94,13 @@ cc_client() { # cc_client NS ADDR PORT ARGS...
 	local ns=$1
 	shift
 	ip netns exec "$ns" python3 "$CC_TOOL" client "$@"
+}
+
+ready() { # ready FILE: wait up to 120 s for the client's --ready file
+	local i
+	for i in $(seq 1 1200); do [ -e "$1" ] && return 0; sleep 0.1; done
+	echo "# no $1 after 120 s"
+	return 1
 }
 
 cc_tracefs=/sys/kernel/tracing

@@ -102,6 +102,26 @@ veth_pair() {
 	ip -n "$1" link set veth-a up && ip -n "$2" link set veth-b up
 }
 
+# route_congctl NS CC: every IPv4 and IPv6 unicast route of NS's main table
+# gets congctl CC ("" takes it away).  The kernel refuses ECN to an ECT
+# SYN (the SYN of a client whose congestion control needs ECN, selected
+# before connect()) unless the listener's congestion control or the
+# route's (DST_FEATURE_ECN_CA) needs ECN too, and smartt, strack and dctcp
+# without negotiated ECN run Reno: this makes NS such a listener.  (iperf3
+# -C selects the algorithm after connect(): its SYN is the default
+# algorithm's, which asks for ECN with net.ipv4.tcp_ecn=1 on the client.)
+route_congctl() {
+	local ns=$1 cc=$2 fam line
+	for fam in -4 -6; do
+		while read -r line; do
+			[ -n "$line" ] || continue
+			line=$(sed -E 's/ congctl( lock)? [^ ]+//; s/ linkdown//g' <<<"$line")
+			# shellcheck disable=SC2086 # the route's own words
+			ip -n "$ns" "$fam" route replace $line ${cc:+congctl "$cc"} || return 1
+		done < <(ip -n "$ns" "$fam" route show table main | grep -Ev '^(multicast|broadcast|fe80::)')
+	done
+}
+
 # third_host C B: a third netns host C on a veth to B's veth-bc,
 # 198.18.2.1/24 (C) and 198.18.2.2/24 (B); C is removed on exit like the
 # others.

@@ -7,6 +7,9 @@
 #  2. selection by the netns sysctl, by TCP_CONGESTION (iperf3 -C) and by
 #     `ip route ... congctl`, each seen in `cc flows` and `ss -ti` (which
 #     shows the name and no field under another algorithm's label);
+#     ECN only when negotiated: against a peer without ECN bpf_smartt runs
+#     reno, counted, and its data leave Not-ECT; a flow silent for 1 s
+#     restarts (idles = 1), not with net.ipv4.tcp_slow_start_after_idle=0;
 #  3. a transfer with each through an emulated switch port reaches a share
 #     of the port rate;
 #  4. CE marks at a fixed fraction (the port's held queue, RED): bpf_smartt
@@ -83,6 +86,12 @@ check "status lists all three as loaded" bash -c "[ \$('$CCB' status | grep -Ec 
 
 # --- 2. selection ---
 veth_pair bcc-a bcc-b || { ktap_result FAIL "veth pair"; ktap_exit; }
+# ECN: a socket that selects its algorithm before connect() (the netns
+# default, the route) sends an ECT SYN, which only an ECN listener accepts;
+# iperf3 -C selects it after connect(), and its SYN asks for ECN with
+# tcp_ecn=1.  Without ECN the three run Reno.
+ip netns exec bcc-a sysctl -qw net.ipv4.tcp_ecn=1
+route_congctl bcc-b bpf_dctcp || { ktap_result FAIL "congctl on bcc-b's routes"; ktap_exit; }
 ip netns exec bcc-b iperf3 -s -D -B 198.18.0.2 --logfile "$tmp/srv.log" >/dev/null
 sleep 0.5
 
@@ -161,6 +170,48 @@ flow_start route bcc-a 198.18.0.2
 check "ip route ... congctl bpf_dctcp selects it" flow_wait route bcc-a bpf_dctcp True
 flow_stop
 ip -n bcc-a route replace 198.18.0.0/24 dev veth-a
+
+# --- ECN only when negotiated; the restart after idle ---
+# counter NAME: one of `smarttctl cc status`'s counters
+counter() { "$CCB" status | awk -v n="$1" '$1 == n { print $2 }'; }
+route_congctl bcc-b ""
+ip netns exec bcc-b sysctl -qw net.ipv4.tcp_ecn=0
+n0=$(counter flows_without_ecn)
+ip netns exec bcc-b timeout 20 tcpdump -ni veth-b -v -c 20 \
+	'tcp dst port 5201 and greater 1000' >"$tmp/td.noecn" 2>/dev/null &
+td=$!
+sleep 1
+ip netns exec bcc-a iperf3 -c 198.18.0.2 -t 1 -C bpf_smartt -J >"$tmp/cli.noecn" 2>&1
+wait "$td"
+echo "# tcpdump: $(grep -o 'tos 0x[0-9a-f]*' "$tmp/td.noecn" | sort | uniq -c | tr '\n' ' ')"
+check "bpf_smartt against a peer without ECN runs reno (iperf3's sender_tcp_congestion)" \
+	grep -q '"sender_tcp_congestion":[[:space:]]*"reno"' "$tmp/cli.noecn"
+check "... counted (flows_without_ecn $n0 -> $(counter flows_without_ecn))" \
+	test "$(counter flows_without_ecn)" -gt "$n0"
+check "... its data leave Not-ECT (tos 0x0), 20 of 20 packets" \
+	test "$(grep -c 'tos 0x0,' "$tmp/td.noecn")" = 20
+ip netns exec bcc-b sysctl -qw net.ipv4.tcp_ecn=2
+route_congctl bcc-b bpf_dctcp
+ip netns exec bcc-b python3 "$SMARTT_TOP/selftests/smartt_cc_tool.py" server 198.18.0.2 5301 &
+srv=$!
+ssai0=$(ip netns exec bcc-a sysctl -n net.ipv4.tcp_slow_start_after_idle)
+for ssai in 1 0; do
+	ip netns exec bcc-a sysctl -qw net.ipv4.tcp_slow_start_after_idle=$ssai
+	rm -f "$tmp/ready.idle"
+	ip netns exec bcc-a python3 "$SMARTT_TOP/selftests/smartt_cc_tool.py" client \
+		198.18.0.2 5301 --cc bpf_smartt --bytes 4000000 --idle 1 --hold "$FLOW_MAX" \
+		--ready "$tmp/ready.idle" >"$tmp/cli.idle" 2>&1 &
+	flow_pid=$!
+	for i in $(seq 1 600); do [ -e "$tmp/ready.idle" ] && break; sleep 0.1; done
+	"$CCB" flows --json -n bcc-a >"$tmp/flows.idle.$ssai"
+	flow_stop
+	idles=$(flow_get idle.$ssai bpf_smartt "f['idles']")
+	echo "# tcp_slow_start_after_idle=$ssai: $(cat "$tmp/cli.idle"), idles ${idles:-?}"
+	check "bpf_smartt silent for 1 s with tcp_slow_start_after_idle=$ssai: $((ssai)) idle restart(s)" \
+		test "${idles:-x}" = "$ssai"
+done
+ip netns exec bcc-a sysctl -qw net.ipv4.tcp_slow_start_after_idle="$ssai0"
+kill "$srv" 2>/dev/null
 
 # --- 3. CE marks, and 4. transfers through an emulated switch port ---
 fabric_up --hosts 2 --rate "$RATE" --delay 0 --buffer 2000000 --kmin 100000 --kmax 300000 --mtu 1500

@@ -90,7 +90,10 @@ done
 # fills.  strack keeps its defaults.
 bits=$((rate_mbit * 1000000))
 target_ns=$((QLEN * 1514 * 8 * 1000000000 / bits / 2))
-ip netns exec "$h0ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1 \
+# net.ipv4.tcp_ecn=1: iperf3 -C selects the algorithm after connect(), so
+# the SYN must ask for ECN itself; without ECN smartt and strack run Reno
+# (the port does not mark: ECN is negotiated end to end only)
+ip netns exec "$h0ns" sysctl -qw net.ipv4.tcp_no_metrics_save=1 net.ipv4.tcp_ecn=1 \
 	net.smartt.tcp_smartt_knobs="trtt_abs=1,target_qdelay=$target_ns" ||
 	skip_all "cannot configure smartt's target in h0"
 echo "# smartt's target queueing delay: $((target_ns / 1000)) us"

@@ -4,7 +4,7 @@
 # The TCP congestion controls smartt and strack: registration, selection by
 # sysctl (autoloading smartt.ko after rmmod), setsockopt(TCP_CONGESTION),
 # ip route congctl and iperf3 -C, over IPv4 and IPv6; ECN negotiated (both
-# ends smartt) and not (peer without ECN: delay-only fallback, visible in
+# ends smartt) and not (peer without ECN: the Reno fallback smartt-reno, in
 # ss); validation of net.smartt.tcp_*; unload refused while a socket uses
 # the algorithm and allowed once it is closed.
 source "$(dirname "$0")/lib.sh"
@@ -37,8 +37,11 @@ avail=$(sysctl -n net.ipv4.tcp_available_congestion_control)
 check "smartt is available ($avail)" grep -qw smartt <<<"$avail"
 check "strack is available" grep -qw strack <<<"$avail"
 
-cc_server "$CC_B" 198.18.0.2 5001 || skip_all "server did not start"
-cc_server "$CC_B" 2001:2::2 5002 || skip_all "v6 server did not start"
+# The receivers run dctcp (a separate module): a listener negotiates ECN
+# only if its congestion control needs it, and without ECN smartt and
+# strack run their Reno fallbacks (checked at the end).
+cc_server "$CC_B" 198.18.0.2 5001 --cc dctcp || skip_all "server did not start (dctcp)"
+cc_server "$CC_B" 2001:2::2 5002 --cc dctcp || skip_all "v6 server did not start"
 
 # A namespace created now inherits the default; a socket that sets nothing
 # runs it.
@@ -76,19 +79,22 @@ check "ip route ... congctl strack autoloads" \
 	ip -n "$CC_A" route add 198.18.9.0/24 dev va congctl strack
 check "module is loaded by the route" loaded
 ip -n "$CC_B" addr add 198.18.9.2/24 dev vb
-cc_server "$CC_B" 198.18.9.2 5003
+cc_server "$CC_B" 198.18.9.2 5003 --cc dctcp
 out=$(cc_client "$CC_A" 198.18.9.2 5003 --bytes 300000)
 check "flow over the congctl route runs strack ($out)" grep -q "^cc=strack " <<<"$out"
 check "ip -6 route ... congctl smartt" \
 	ip -n "$CC_A" -6 route add 2001:2:0:9::/64 dev va congctl smartt
 ip -n "$CC_B" addr add 2001:2:0:9::2/64 dev vb nodad
-cc_server "$CC_B" 2001:2:0:9::2 5004
+cc_server "$CC_B" 2001:2:0:9::2 5004 --cc dctcp
 out=$(cc_client "$CC_A" 2001:2:0:9::2 5004 --bytes 300000)
 check "IPv6 flow over the congctl route runs smartt ($out)" grep -q "^cc=smartt " <<<"$out"
 
 # --- iperf3 -C ---
 if command -v iperf3 >/dev/null; then
 	unload
+	# iperf3 -C selects the algorithm after connect(): the SYN asks for
+	# ECN with tcp_ecn=1
+	ip netns exec "$CC_A" sysctl -qw net.ipv4.tcp_ecn=1
 	ip netns exec "$CC_B" iperf3 -s -1 -p 5201 -B 198.18.0.2 >/dev/null 2>&1 &
 	__cc_pids+=($!)
 	sleep 1
@@ -101,6 +107,7 @@ if command -v iperf3 >/dev/null; then
 	out=$(ip netns exec "$CC_A" iperf3 -6 -c 2001:2::2 -p 5202 -t 2 -C strack -J 2>&1)
 	check "iperf3 -6 -C strack runs strack" \
 		grep -q '"sender_tcp_congestion":[[:space:]]*"strack"' <<<"$out"
+	ip netns exec "$CC_A" sysctl -qw net.ipv4.tcp_ecn=2
 else
 	ktap_result SKIP "iperf3 -C" "no iperf3"
 fi
@@ -118,12 +125,6 @@ cc_server "$CC_B" 198.18.0.2 5005 --cc smartt
 # The clients hold their sockets open until killed, and are waited for
 # without a short limit: on a slow kernel (the debug kernel under TCG)
 # a fixed hold ended the connection before ss looked.
-ready() { # ready FILE: wait up to 120 s for the client's --ready file
-	local i
-	for i in $(seq 1 1200); do [ -e "$1" ] && return 0; sleep 0.1; done
-	echo "# no $1 after 120 s"
-	return 1
-}
 release() { # release PID: stop a background cc_client (and its python)
 	pkill -P "$1" 2>/dev/null
 	kill "$1" 2>/dev/null
@@ -143,9 +144,9 @@ s=$(ss_of 5005)
 echo "$s" | sed 's/^/# ss: /'
 # ss -i reads the algorithm from tcp_diag; without it ss falls back to
 # /proc/net/tcp, which has none (rto, cwnd and little else).
-ss_cc() { # ss_cc NAME TEXT: the check NAME, that ss shows smartt in TEXT
+ss_cc() { # ss_cc NAME TEXT [CC]: the check NAME, that ss shows CC (smartt) in TEXT
 	if modprobe -q tcp_diag 2>/dev/null; then
-		check "$1" grep -qw smartt <<<"$2"
+		check "$1" grep -qw -- "${3:-smartt}" <<<"$2"
 	else
 		ktap_result SKIP "$1" "no tcp_diag in this kernel (CONFIG_INET_TCP_DIAG): ss read /proc/net/tcp, which names no algorithm"
 	fi
@@ -158,13 +159,15 @@ release $hold
 
 # peer without ECN: cubic and tcp_ecn=0 on the receiver
 ip netns exec "$CC_B" sysctl -qw net.ipv4.tcp_ecn=0
-cc_client "$CC_A" 2001:2::2 5002 --cc smartt --bytes 200000 --hold 600 --ready "$CC_TMP/r2" >"$CC_TMP/c2" 2>"$CC_TMP/c2.err" &
+cc_server "$CC_B" 2001:2::2 5006 --cc cubic
+cc_client "$CC_A" 2001:2::2 5006 --cc smartt --bytes 200000 --hold 600 --ready "$CC_TMP/r2" >"$CC_TMP/c2" 2>"$CC_TMP/c2.err" &
 hold=$!
 check "the client sent 200000 B and holds its connection (IPv6)" ready "$CC_TMP/r2"
-s=$(ss_of 5002)
+s=$(ss_of 5006)
 echo "$s" | sed 's/^/# ss: /'
 check "ECN not negotiated (IPv6): the client's TCPI_OPT_ECN is off" grep -q "ecn=0" "$CC_TMP/c2"
-ss_cc "ECN not negotiated: still smartt" "$s"
+check "ECN not negotiated: the client runs smartt-reno" grep -q "^cc=smartt-reno " "$CC_TMP/c2"
+ss_cc "ECN not negotiated: ss -ti shows smartt-reno" "$s" smartt-reno
 release $hold
 cc_kill_all
 check "unload succeeds once the sockets are closed" unload

@@ -13,12 +13,16 @@
       the flow completion time (also printed as fct=).  --start-at T:
       wait until T (seconds since the epoch) before connecting and count
       secs/fct from T, so that flows started by separate processes begin
-      together and their FCTs include the handshake.
+      together and their FCTs include the handshake.  --idle S: after
+      the N bytes, stay silent for S seconds and send N bytes again.
 """
 import argparse
+import fcntl
 import os
 import socket
+import struct
 import sys
+import termios
 import time
 
 
@@ -68,6 +72,15 @@ def client(a):
         if not a.secs and sent >= a.bytes:
             break
         sent += s.send(buf if a.secs else buf[:min(len(buf), a.bytes - sent)])
+    if a.idle and not a.secs:
+        # let the first part be acknowledged (SIOCOUTQ: bytes not yet
+        # acknowledged), then idle, then the second
+        while struct.unpack("i", fcntl.ioctl(s, termios.TIOCOUTQ, b"\0" * 4))[0]:
+            time.sleep(0.01)
+        time.sleep(a.idle)
+        goal = sent + a.bytes
+        while sent < goal:
+            sent += s.send(buf[:min(len(buf), goal - sent)])
     if a.fct:
         # flow completion: the receiver closes after reading the last byte
         s.shutdown(socket.SHUT_WR)
@@ -103,6 +116,7 @@ def main():
             q.add_argument("--hold", type=float, default=0)
             q.add_argument("--fct", action="store_true")
             q.add_argument("--start-at", type=float, default=0)
+            q.add_argument("--idle", type=float, default=0)
     a = p.parse_args()
     try:
         server(a) if a.cmd == "server" else client(a)

@@ -277,6 +277,35 @@ static inline u64 smartt_cc_start_bytes(const struct smartt_cc_params *cp,
 }
 
 /**
+ * smartt_cc_idle_bytes() - the window after the sender was idle
+ * @cwnd: the core's window, bytes
+ * @restart: the window a flow starts with (smartt_cc_start_bytes()), bytes
+ * @idle: time since the last data was sent, jiffies
+ * @rto: the retransmission timeout, jiffies
+ *
+ * tcp_cwnd_restart()'s rule (RFC 2861, RFC 5681 4.1), which TCP does not
+ * apply to a congestion control that owns the window (cong_control): after
+ * more than one RTO without sending, the window is halved for every RTO
+ * of idleness, but not below the restart window, the smaller of the start
+ * window and @cwnd.  The loop halves, so it runs at most 64 times.
+ *
+ * Return: the window, bytes; @cwnd unchanged after less than one RTO.
+ */
+static inline u64 smartt_cc_idle_bytes(u64 cwnd, u64 restart, u32 idle, u32 rto)
+{
+	int i;
+
+	if (!rto || idle <= rto)
+		return cwnd;
+	restart = min_t(u64, restart, cwnd);
+	for (i = 0; i < 64 && idle > rto && cwnd > restart; i++) {
+		idle -= rto;
+		cwnd >>= 1;
+	}
+	return max_t(u64, cwnd, restart);
+}
+
+/**
  * smartt_cc_undo_bytes() - the core's window after a spurious recovery
  * @cwnd: the core's window now, bytes
  * @prior_cwnd: tp->prior_cwnd, segments (saved by TCP on entering recovery

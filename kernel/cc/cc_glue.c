@@ -350,21 +350,6 @@ void smartt_cc_apply(struct sock *sk, struct smartt_cc_sock *g,
 }
 
 /**
- * smartt_cc_set_state() - follow TCP's congestion state (both algorithms'
- * set_state)
- * @sk: socket
- * @g: glue state
- * @new_state: the state TCP enters (TCP_CA_*)
- *
- * Fast recovery starts a round of packet conservation (smartt_cc_rec_state()).
- */
-void smartt_cc_set_state(struct sock *sk, struct smartt_cc_sock *g,
-			 u8 new_state)
-{
-	smartt_cc_rec_state(g, new_state, tcp_sk(sk)->delivered);
-}
-
-/**
  * smartt_cc_ssthresh() - tcp_congestion_ops.ssthresh of both algorithms
  * @sk: socket
  *

@@ -27,6 +27,8 @@
 #define SMARTT_CC_EV_RTO	2	/* retransmission timeout (on_nack) */
 #define SMARTT_CC_EV_UNDO	3	/* spurious recovery undone */
 #define SMARTT_CC_EV_INIT	4	/* flow started */
+#define SMARTT_CC_EV_IDLE	5	/* restart after idle (tcp_cwnd_restart()) */
+#define SMARTT_CC_EV_NOECN	6	/* ECN not negotiated: Reno fallback */
 
 /**
  * struct smartt_cc_cfg - one immutable configuration, replaced under RCU
@@ -66,8 +68,6 @@ u32 smartt_cc_cwnd_pkts(const struct sock *sk, const struct smartt_cc_cfg *cfg,
 void smartt_cc_apply(struct sock *sk, struct smartt_cc_sock *g,
 		     const struct smartt_cc_cfg *cfg, u64 cwnd, u32 base_rtt,
 		     const struct rate_sample *rs);
-void smartt_cc_set_state(struct sock *sk, struct smartt_cc_sock *g,
-			 u8 new_state);
 u32 smartt_cc_ssthresh(struct sock *sk);
 void smartt_cc_cwnd_event(struct sock *sk, enum tcp_ca_event ev);
 
@@ -94,6 +94,102 @@ static inline u64 smartt_cc_in_flight(const struct sock *sk)
 
 	return (u64)tcp_packets_in_flight(tp) * tp->mss_cache;
 }
+
+/**
+ * struct smartt_cc_core - one flow's core, as the shared hooks see it
+ * @p: the core's parameters (struct smartt_params or struct strack_params)
+ * @cwnd: the core's window, bytes
+ * @base_rtt: the core's base RTT, ns
+ * @mtu: the core's smallest window, bytes
+ * @base_rtt0: the core's initial base RTT, ns
+ * @link_mbps: the link rate of @p, Mbit/s
+ * @learn_base_rtt: the base RTT is learned, not configured
+ */
+struct smartt_cc_core {
+	const void *p;
+	u64 *cwnd;
+	u32 *base_rtt;
+	u32 mtu;
+	u32 base_rtt0;
+	u32 link_mbps;
+	bool learn_base_rtt;
+};
+
+/*
+ * Fill struct smartt_cc_core @c from the parameters @prm and the state @st
+ * of either core (both have the same names for these fields).
+ */
+#define smartt_cc_core_fill(c, prm, st)				\
+	do {								\
+		struct smartt_cc_core *__c = (c);			\
+		typeof(prm) __p = (prm);				\
+		typeof(st) __s = (st);					\
+									\
+		__c->p = __p;						\
+		__c->cwnd = &__s->cwnd;					\
+		__c->base_rtt = &__s->base_rtt;				\
+		__c->mtu = __p->k.mtu;					\
+		__c->base_rtt0 = __p->base_rtt0;			\
+		__c->link_mbps = __p->k.link_mbps;			\
+		__c->learn_base_rtt = __p->k.learn_base_rtt;		\
+	} while (0)
+
+/* Scratch space for parameters rebuilt for one flow (measured rate). */
+union smartt_cc_scratch {
+	struct smartt_params smartt;
+	struct strack_params strack;
+};
+
+/**
+ * struct smartt_cc_core_ops - what differs between the two congestion controls
+ * @id: SMARTT_CC_ALGO_*, in tracepoints
+ * @core: fill @c for the flow whose private state is @ca (parameters in
+ *	@cfg, or rebuilt in @tmp for a measured link rate)
+ * @init: start the core with window @cwnd, bytes
+ * @maxwnd: the core's bound at base RTT @base, bytes
+ * @ack: @e->bytes acknowledged, CE-echoed if @e->ecn; returns the rules
+ * @loss: @e->bytes newly marked lost by TCP; returns the rules
+ * @rto: a retransmission timeout; returns the rules
+ * @undone: a spurious recovery was undone (the window is restored)
+ *
+ * The private state of both starts with struct smartt_cc_sock.
+ */
+struct smartt_cc_core_ops {
+	u8 id;
+	void (*core)(void *ca, const struct smartt_cc_cfg *cfg,
+		     union smartt_cc_scratch *tmp, struct smartt_cc_core *c);
+	void (*init)(void *ca, const void *p, u64 cwnd);
+	u64 (*maxwnd)(const void *p, u32 base);
+	u32 (*ack)(void *ca, const void *p, const struct smartt_event *e);
+	u32 (*loss)(void *ca, const struct smartt_cc_cfg *cfg, const void *p,
+		    const struct smartt_event *e);
+	u32 (*rto)(void *ca, const struct smartt_cc_cfg *cfg, const void *p,
+		   u32 mss);
+	void (*undone)(void *ca);
+};
+
+/**
+ * struct smartt_cc_tcp_ops - a congestion control of the module
+ * @ops: what TCP sees (registered; the hooks of cc_hooks.c)
+ * @core: the algorithm's own part
+ * @reno: the Reno fallback of connections without ECN
+ */
+struct smartt_cc_tcp_ops {
+	struct tcp_congestion_ops ops;
+	const struct smartt_cc_core_ops *core;
+	const struct tcp_congestion_ops *reno;
+};
+
+void smartt_cc_hook_init(struct sock *sk);
+#ifdef SMARTT_HAVE_CONG_CONTROL_ACK_FLAG
+void smartt_cc_hook_control(struct sock *sk, u32 ack, int flag,
+			    const struct rate_sample *rs);
+#else
+void smartt_cc_hook_control(struct sock *sk, const struct rate_sample *rs);
+#endif
+void smartt_cc_hook_set_state(struct sock *sk, u8 new_state);
+u32 smartt_cc_hook_undo(struct sock *sk);
+void smartt_cc_hook_event(struct sock *sk, enum tcp_ca_event ev);
 
 int smartt_cc_pernet_init(void);
 void smartt_cc_pernet_exit(void);

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * TCP congestion control "strack": the STrack core of kernel/algo/strack.c
- * driven per ACK from tcp_ack()'s rate sample (cong_control).
+ * behind the shared hooks of cc_hooks.c.
  *
- * Per ACK: newly (S)ACKed bytes, the ACK's RTT sample and the CE-marked
- * share from the delivered_ce delta.  STrack's only window rule for loss
- * is its timeout's (one packet off).  With net.smartt.tcp_strack_loss = 1
+ * What is STrack's own: newly (S)ACKed bytes are strack_on_ack() events,
+ * with the CE-echoed ones marked.  STrack's only window rule for loss is
+ * its timeout's (one packet off).  With net.smartt.tcp_strack_loss = 1
  * (the default) the first loss of a recovery episode halves the window
- * (md_min, STrack's largest decrease), an RTO drops it to one packet, and
- * a spurious recovery is undone; with 0 only an RTO changes it, by the
- * paper's rule.  Packet conservation holds in the first round of fast
- * recovery either way.  Documentation/tcp.rst, "Loss".
+ * (md_min, STrack's largest decrease) and an RTO drops it to one packet;
+ * with 0 only an RTO changes it, by the paper's rule.  Without negotiated
+ * ECN the connection runs "strack-reno".  Documentation/tcp.rst, "Loss".
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -19,11 +18,10 @@
 
 #include "smartt.h"
 #include "cc/cc_glue.h"
-#include "trace_cc.h"
 
 /**
  * struct strack_tcp - private state of one strack flow
- * @g: glue state (first: the shared hooks of cc_glue.c find it there)
+ * @g: glue state (first: the shared hooks find it there)
  * @s: core state
  */
 struct strack_tcp {
@@ -31,180 +29,95 @@ struct strack_tcp {
 	struct strack_state s;
 };
 
-static void strack_tcp_trace(struct sock *sk, u8 ev, u32 rules, u64 before,
-			     const struct strack_tcp *ca, u32 rtt, u32 bytes,
-			     u32 ce_bytes)
+static void strack_tcp_core(void *priv, const struct smartt_cc_cfg *cfg,
+			    union smartt_cc_scratch *tmp,
+			    struct smartt_cc_core *c)
 {
-	trace_smartt_cc(sk, SMARTT_CC_ALGO_STRACK, ev, rules, before,
-			ca->s.cwnd, rtt, ca->s.base_rtt, bytes, ce_bytes,
-			smartt_cc_in_flight(sk));
+	struct strack_tcp *ca = priv;
+	const struct strack_params *p;
+
+	p = smartt_cc_strack_params(cfg, &ca->g, &tmp->strack);
+	smartt_cc_core_fill(c, p, &ca->s);
 }
 
-static void strack_tcp_init(struct sock *sk)
+static void strack_tcp_start(void *priv, const void *p, u64 cwnd)
 {
-	struct strack_tcp *ca = inet_csk_ca(sk);
-	const struct smartt_cc_cfg *cfg;
-	const struct strack_params *p;
-	struct strack_params tmp;
-	u32 rtt0;
-	u64 cwnd;
+	struct strack_tcp *ca = priv;
 
-	rcu_read_lock();
-	cfg = smartt_cc_cfg_get(sk);
-	smartt_cc_sock_init(sk, &ca->g, cfg);
-	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	rtt0 = smartt_cc_base_rtt0(sk, cfg, p->base_rtt0);
-	cwnd = smartt_cc_start_cwnd(sk, cfg, p->k.link_mbps, rtt0);
 	strack_init(&ca->s, p, cwnd);
-	ca->s.base_rtt = rtt0;
-	ca->s.cwnd = clamp_t(u64, cwnd, p->k.mtu, strack_maxwnd(p, rtt0));
-	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, rtt0, NULL);
-	strack_tcp_trace(sk, SMARTT_CC_EV_INIT, 0, cwnd, ca, 0, 0, 0);
-	rcu_read_unlock();
 }
 
-static void strack_tcp_control(struct sock *sk, const struct rate_sample *rs)
+static u64 strack_tcp_maxwnd(const void *p, u32 base)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct strack_tcp *ca = inet_csk_ca(sk);
-	const struct smartt_cc_cfg *cfg;
-	const struct strack_params *p;
-	struct strack_params tmp;
-	u32 mss = tp->mss_cache, ce, acked, rules, rtt, base, bytes;
-	u64 before, now;
-
-	/* tcp_ack() of the handshake runs before init(): nothing to do */
-	if (!inet_csk(sk)->icsk_ca_initialized)
-		return;
-	rcu_read_lock();
-	cfg = smartt_cc_cfg_get(sk);
-	if (!cfg->p.link_mbps)
-		smartt_cc_rate_update(sk, &ca->g, rs);
-	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	rtt = smartt_cc_rtt_sample(rs);
-	base = smartt_cc_base_rtt(sk, &ca->g, p->k.learn_base_rtt, rtt,
-				  ca->s.base_rtt);
-	if (base != ca->s.base_rtt) {
-		ca->s.base_rtt = base;
-		ca->s.cwnd = min(ca->s.cwnd, strack_maxwnd(p, base));
-	}
-	ce = smartt_cc_ce_pkts(sk, &ca->g);
-	acked = rs->acked_sacked;
-	now = smartt_cc_now(sk);
-
-	if (rs->losses > 0) {
-		before = ca->s.cwnd;
-		bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
-		rules = 0;
-		if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD)
-			rules = smartt_cc_strack_loss(&ca->g, &ca->s, p);
-		strack_tcp_trace(sk, SMARTT_CC_EV_LOSS, rules, before, ca, rtt,
-				 bytes, 0);
-	}
-	if (acked) {
-		u32 ce_pk = min(ce, acked);
-
-		if (ce_pk) {
-			before = ca->s.cwnd;
-			bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
-			rules = strack_on_ack(&ca->s, p, now, rtt, true, bytes);
-			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
-					 ca, rtt, bytes, bytes);
-		}
-		if (acked > ce_pk) {
-			before = ca->s.cwnd;
-			bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
-			rules = strack_on_ack(&ca->s, p, now, rtt, false, bytes);
-			strack_tcp_trace(sk, SMARTT_CC_EV_ACK, rules, before,
-					 ca, rtt, bytes, 0);
-		}
-	}
-	smartt_cc_apply(sk, &ca->g, cfg, ca->s.cwnd, ca->s.base_rtt, rs);
-	rcu_read_unlock();
+	return strack_maxwnd(p, base);
 }
 
-#ifdef SMARTT_HAVE_CONG_CONTROL_ACK_FLAG
-static void strack_tcp_cong_control(struct sock *sk, u32 ack, int flag,
-				    const struct rate_sample *rs)
+static u32 strack_tcp_ack(void *priv, const void *p,
+			  const struct smartt_event *e)
 {
-	strack_tcp_control(sk, rs);
-}
-#else
-static void strack_tcp_cong_control(struct sock *sk, const struct rate_sample *rs)
-{
-	strack_tcp_control(sk, rs);
-}
-#endif
+	struct strack_tcp *ca = priv;
 
-/*
- * Every congestion state change: fast recovery starts packet conservation
- * (smartt_cc_set_state()).  An RTO (TCP_CA_Loss) drops the window to the
- * loss window, one packet (RFC 5681 3.1), with tcp_strack_loss = 1, or
- * takes STrack's timeout rule (one packet off) with 0; the core's rules
- * regrow it.
- */
-static void strack_tcp_set_state(struct sock *sk, u8 new_state)
-{
-	struct strack_tcp *ca = inet_csk_ca(sk);
-	const struct smartt_cc_cfg *cfg;
-	const struct strack_params *p;
-	struct strack_params tmp;
-	u32 mss = tcp_sk(sk)->mss_cache, rules = 0;
-	u64 before = ca->s.cwnd;
+	return strack_on_ack(&ca->s, p, e->now, e->rtt, e->ecn, e->bytes);
+}
 
-	if (!inet_csk(sk)->icsk_ca_initialized)
-		return;
-	smartt_cc_set_state(sk, &ca->g, new_state);
-	if (new_state != TCP_CA_Loss)
-		return;
-	rcu_read_lock();
-	cfg = smartt_cc_cfg_get(sk);
-	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	if (cfg->p.strack_loss == SMARTT_CC_STRACK_LOSS_MD)
-		ca->s.cwnd = p->k.mtu;
-	else
-		rules = strack_on_timeout(&ca->s, p, mss);
-	strack_tcp_trace(sk, SMARTT_CC_EV_RTO, rules, before, ca, 0, mss, 0);
-	rcu_read_unlock();
+static u32 strack_tcp_loss(void *priv, const struct smartt_cc_cfg *cfg,
+			   const void *p, const struct smartt_event *e)
+{
+	struct strack_tcp *ca = priv;
+
+	if (cfg->p.strack_loss != SMARTT_CC_STRACK_LOSS_MD)
+		return 0;
+	return smartt_cc_strack_loss(&ca->g, &ca->s, p);
 }
 
 /*
- * Spurious recovery: the window before it (tp->prior_cwnd, saved by TCP on
- * entering recovery or loss) comes back, within the core's bound.
+ * The loss window, one packet (RFC 5681 3.1), with tcp_strack_loss = 1;
+ * STrack's timeout rule (one packet off) with 0.
  */
-static u32 strack_tcp_undo_cwnd(struct sock *sk)
+static u32 strack_tcp_rto(void *priv, const struct smartt_cc_cfg *cfg,
+			  const void *p, u32 mss)
 {
-	struct tcp_sock *tp = tcp_sk(sk);
-	struct strack_tcp *ca = inet_csk_ca(sk);
-	const struct smartt_cc_cfg *cfg;
-	const struct strack_params *p;
-	struct strack_params tmp;
-	u64 before = ca->s.cwnd, w;
+	struct strack_tcp *ca = priv;
 
-	if (!inet_csk(sk)->icsk_ca_initialized)
-		return tcp_snd_cwnd(tp);
-	rcu_read_lock();
-	cfg = smartt_cc_cfg_get(sk);
-	p = smartt_cc_strack_params(cfg, &ca->g, &tmp);
-	ca->s.cwnd = smartt_cc_undo_bytes(ca->s.cwnd, tp->prior_cwnd,
-					  tp->mss_cache, p->k.mtu,
-					  strack_maxwnd(p, ca->s.base_rtt));
-	strack_tcp_trace(sk, SMARTT_CC_EV_UNDO, 0, before, ca, 0, 0, 0);
-	w = smartt_cc_cwnd_pkts(sk, cfg, ca->s.cwnd);
-	rcu_read_unlock();
-	return w;
+	if (cfg->p.strack_loss != SMARTT_CC_STRACK_LOSS_MD)
+		return strack_on_timeout(&ca->s, p, mss);
+	ca->s.cwnd = ((const struct strack_params *)p)->k.mtu;
+	return 0;
 }
 
-static struct tcp_congestion_ops strack_tcp_ops __read_mostly = {
-	.flags		= TCP_CONG_NEEDS_ECN,
-	.init		= strack_tcp_init,
-	.cong_control	= strack_tcp_cong_control,
-	.ssthresh	= smartt_cc_ssthresh,
-	.undo_cwnd	= strack_tcp_undo_cwnd,
-	.set_state	= strack_tcp_set_state,
-	.cwnd_event	= smartt_cc_cwnd_event,
+static const struct smartt_cc_core_ops strack_tcp_algo = {
+	.id	= SMARTT_CC_ALGO_STRACK,
+	.core	= strack_tcp_core,
+	.init	= strack_tcp_start,
+	.maxwnd	= strack_tcp_maxwnd,
+	.ack	= strack_tcp_ack,
+	.loss	= strack_tcp_loss,
+	.rto	= strack_tcp_rto,
+};
+
+/* Without negotiated ECN: Reno, Not-ECT (smartt_cc_hook_init()). */
+static struct tcp_congestion_ops strack_reno_ops __read_mostly = {
+	.ssthresh	= tcp_reno_ssthresh,
+	.cong_avoid	= tcp_reno_cong_avoid,
+	.undo_cwnd	= tcp_reno_undo_cwnd,
 	.owner		= THIS_MODULE,
-	.name		= "strack",
+	.name		= "strack-reno",
+};
+
+static struct smartt_cc_tcp_ops strack_tcp_ops __read_mostly = {
+	.ops = {
+		.flags		= TCP_CONG_NEEDS_ECN,
+		.init		= smartt_cc_hook_init,
+		.cong_control	= smartt_cc_hook_control,
+		.ssthresh	= smartt_cc_ssthresh,
+		.undo_cwnd	= smartt_cc_hook_undo,
+		.set_state	= smartt_cc_hook_set_state,
+		.cwnd_event	= smartt_cc_hook_event,
+		.owner		= THIS_MODULE,
+		.name		= "strack",
+	},
+	.core	= &strack_tcp_algo,
+	.reno	= &strack_reno_ops,
 };
 
 /**
@@ -216,9 +129,9 @@ int strack_tcp_register(void)
 {
 	BUILD_BUG_ON(sizeof(struct strack_tcp) > ICSK_CA_PRIV_SIZE);
 	BUILD_BUG_ON(!SMARTT_FITS_TCP_PRIV(struct strack_tcp));
-	/* smartt_cc_cwnd_event() finds the glue state at the start */
+	/* the shared hooks find the glue state at the start */
 	BUILD_BUG_ON(offsetof(struct strack_tcp, g) != 0);
-	return tcp_register_congestion_control(&strack_tcp_ops);
+	return tcp_register_congestion_control(&strack_tcp_ops.ops);
 }
 
 /**
@@ -226,5 +139,5 @@ int strack_tcp_register(void)
  */
 void strack_tcp_unregister(void)
 {
-	tcp_unregister_congestion_control(&strack_tcp_ops);
+	tcp_unregister_congestion_control(&strack_tcp_ops.ops);
 }

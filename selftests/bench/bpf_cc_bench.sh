@@ -116,6 +116,9 @@ sysctl -qw kernel.bpf_stats_enabled=1
 
 # 1. one veth pair, nothing between the hosts
 veth_pair bb-a bb-b || exit 1
+# iperf3 -C selects the algorithm after connect(): the SYN asks for ECN
+# itself (without ECN the ECN algorithms run Reno)
+ip netns exec bb-a sysctl -qw net.ipv4.tcp_ecn=1
 ip netns exec bb-b taskset -c "$cpu1" iperf3 -s -D -B 198.18.0.2 >/dev/null
 sleep 0.5
 path "veth pair" bb-a 198.18.0.2

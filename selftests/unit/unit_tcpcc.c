@@ -274,6 +274,25 @@ TEST(smartt_cc_undo_bytes__bounds)
 	EXPECT_EQ(1000ULL, smartt_cc_undo_bytes(0, 0, 1448, 1000, 500));
 }
 
+TEST(smartt_cc_idle_bytes__restart)
+{
+	/* less than one RTO of idleness: unchanged */
+	EXPECT_EQ(100000ULL, smartt_cc_idle_bytes(100000, 14480, 50, 50));
+	EXPECT_EQ(100000ULL, smartt_cc_idle_bytes(100000, 14480, 10, 50));
+	/* tcp_cwnd_restart(): one halving per RTO beyond the first */
+	EXPECT_EQ(50000ULL, smartt_cc_idle_bytes(100000, 14480, 51, 50));
+	EXPECT_EQ(50000ULL, smartt_cc_idle_bytes(100000, 14480, 100, 50));
+	EXPECT_EQ(25000ULL, smartt_cc_idle_bytes(100000, 14480, 101, 50));
+	/* never below the restart window */
+	EXPECT_EQ(14480ULL, smartt_cc_idle_bytes(100000, 14480, 1000, 50));
+	/* a window below the restart window stays */
+	EXPECT_EQ(8000ULL, smartt_cc_idle_bytes(8000, 14480, 1000, 50));
+	/* no RTO (not armed yet): unchanged; at most 64 halvings */
+	EXPECT_EQ(100000ULL, smartt_cc_idle_bytes(100000, 14480, 1000, 0));
+	EXPECT_EQ(1ULL, smartt_cc_idle_bytes(~0ULL, 1, ~0U, 1));
+	EXPECT_EQ(0ULL, smartt_cc_idle_bytes(~0ULL, 0, ~0U, 1));
+}
+
 TEST(smartt_cc_pkts__bounds)
 {
 	EXPECT_EQ(2U, smartt_cc_pkts(1, 1448, 2, 1000));
