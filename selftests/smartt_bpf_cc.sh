@@ -192,8 +192,10 @@ check "... its data leave Not-ECT (tos 0x0), 20 of 20 packets" \
 	test "$(grep -c 'tos 0x0,' "$tmp/td.noecn")" = 20
 ip netns exec bcc-b sysctl -qw net.ipv4.tcp_ecn=2
 route_congctl bcc-b bpf_dctcp
-ip netns exec bcc-b python3 "$SMARTT_TOP/selftests/smartt_cc_tool.py" server 198.18.0.2 5301 &
+ip netns exec bcc-b python3 "$SMARTT_TOP/selftests/smartt_cc_tool.py" server 198.18.0.2 5301 \
+	--ready "$tmp/ready.srv" &
 srv=$!
+for i in $(seq 1 100); do [ -e "$tmp/ready.srv" ] && break; sleep 0.1; done
 ssai0=$(ip netns exec bcc-a sysctl -n net.ipv4.tcp_slow_start_after_idle)
 for ssai in 1 0; do
 	ip netns exec bcc-a sysctl -qw net.ipv4.tcp_slow_start_after_idle=$ssai
