@@ -168,8 +168,11 @@ static __always_inline void cc_sock_init(struct sock *sk, struct smartt_cc_sock 
 	g->prior_rcv_nxt = tp->rcv_nxt;
 	if (!cfg->p.link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = (u64)tp->snd_cwnd * tp->mss_cache * 8 / rtt_us;
+		u32 slot;
 
-		g->rate_mbps = clamp_t(u64, mbps, 1, SMARTT_CC_RATE_MAX);
+		g->rate_mbps = smartt_cc_rate_step(clamp_t(u64, mbps, 1,
+							   SMARTT_CC_RATE_MAX),
+						   &slot);
 	}
 	if (sk->sk_pacing_status == SK_PACING_NONE)
 		sk->sk_pacing_status = SK_PACING_NEEDED;
@@ -195,6 +198,7 @@ static __always_inline void cc_rate_update(const struct tcp_sock *tp,
 {
 	long interval = rs->interval_us;
 	s32 delivered = rs->delivered;
+	u32 slot;
 	u64 mbps;
 
 	if (delivered <= 0 || interval <= 0)
@@ -202,6 +206,7 @@ static __always_inline void cc_rate_update(const struct tcp_sock *tp,
 	mbps = smartt_cc_rate_sample_mbps(delivered, tp->mss_cache,
 					  min_t(long, interval, U32_MAX),
 					  tp->srtt_us >> 3, cc_min_rtt_us(tp));
+	mbps = smartt_cc_rate_step(mbps, &slot);
 	if (mbps > g->rate_mbps)
 		g->rate_mbps = mbps;
 }

@@ -169,6 +169,44 @@ static inline u64 smartt_cc_rate_sample_mbps(u32 delivered, u32 mss,
 	return min_t(u64, mbps, SMARTT_CC_RATE_MAX);
 }
 
+/* Steps per octave of a measured link rate (smartt_cc_rate_step()). */
+#define SMARTT_CC_RATE_STEP_BITS	4
+#define SMARTT_CC_RATE_STEPS		16U	/* 2^SMARTT_CC_RATE_STEP_BITS */
+/*
+ * Distinct steps up to %SMARTT_CC_RATE_MAX (10^7 < 2^24): the rates below
+ * %SMARTT_CC_RATE_STEPS exactly, then 16 per octave of the 20 above.
+ */
+#define SMARTT_CC_RATE_SLOTS		(21 * SMARTT_CC_RATE_STEPS)
+
+/**
+ * smartt_cc_rate_step() - a measured link rate rounded down to its step
+ * @mbps: the rate, Mbit/s (at most %SMARTT_CC_RATE_MAX)
+ * @slot: set to the step's index, below %SMARTT_CC_RATE_SLOTS
+ *
+ * Sixteen steps per octave: the step is at most 1/16 (6.25 %) below the
+ * rate.  The estimate the cores use is this step, so that the parameters
+ * derived from it change at most a few dozen times in a flow's life and
+ * can be built once per step and shared (cc_glue.c).
+ *
+ * Return: the rate's step, Mbit/s.
+ */
+static inline u32 smartt_cc_rate_step(u32 mbps, u32 *slot)
+{
+	u32 e = 0, m;
+
+	mbps = min_t(u32, mbps, SMARTT_CC_RATE_MAX);
+	if (mbps < SMARTT_CC_RATE_STEPS) {
+		*slot = mbps;
+		return mbps;
+	}
+	/* e = ilog2(mbps), 4..23; a bounded loop, for BPF */
+	while (e < 31 && (mbps >> (e + 1)))
+		e++;
+	m = (mbps >> (e - SMARTT_CC_RATE_STEP_BITS)) & (SMARTT_CC_RATE_STEPS - 1);
+	*slot = (e - SMARTT_CC_RATE_STEP_BITS + 1) * SMARTT_CC_RATE_STEPS + m;
+	return (SMARTT_CC_RATE_STEPS + m) << (e - SMARTT_CC_RATE_STEP_BITS);
+}
+
 /**
  * smartt_cc_base_rtt_next() - the glue's part in learning a base RTT
  * @learn: the base RTT is learned (not configured)

@@ -51,6 +51,21 @@ static unsigned int smartt_cc_net_id __read_mostly;
  */
 static struct smartt_cc_cfg smartt_cc_fallback __read_mostly;
 
+static void smartt_cc_cfg_free(struct smartt_cc_cfg *cfg)
+{
+	u32 i;
+
+	for (i = 0; cfg->rated && i < SMARTT_CC_RATE_SLOTS; i++)
+		kfree(cfg->rated[i]);
+	kfree(cfg->rated);
+	kfree(cfg);
+}
+
+static void smartt_cc_cfg_free_rcu(struct rcu_head *head)
+{
+	smartt_cc_cfg_free(container_of(head, struct smartt_cc_cfg, rcu));
+}
+
 /* Build a configuration from sysctl values; ERR_PTR(-EINVAL) if invalid. */
 static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 {
@@ -63,7 +78,57 @@ static struct smartt_cc_cfg *smartt_cc_cfg_build(const struct smartt_cc_vals *v)
 		return ERR_PTR(-EINVAL);
 	}
 	strscpy(cfg->smartt_knobs, v->smartt_knobs, sizeof(cfg->smartt_knobs));
+	if (!cfg->p.link_mbps) {
+		cfg->rated = kcalloc(SMARTT_CC_RATE_SLOTS, sizeof(*cfg->rated),
+				     GFP_KERNEL);
+		if (!cfg->rated) {
+			kfree(cfg);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	return cfg;
+}
+
+/*
+ * The parameters at measured rate @rate (a step), built on first use and
+ * kept with @cfg; NULL if they cannot be (no memory, or the fallback
+ * configuration): the caller builds them on its stack.  Entries are set
+ * once and never change while @cfg lives, so readers need no lock.  At
+ * most %SMARTT_CC_RATE_SLOTS of them, about 160 KB, per configuration.
+ */
+static const struct smartt_cc_rated *smartt_cc_rated(const struct smartt_cc_cfg *cfg,
+						     u32 rate)
+{
+	struct smartt_cc_rated *r, *old;
+	struct smartt_knobs sk;
+	struct strack_knobs tk;
+	u32 slot;
+
+	if (!cfg->rated)
+		return NULL;
+	rate = smartt_cc_rate_step(rate, &slot);
+	/* pairs with the cmpxchg() below: the entry is built before it is seen */
+	r = smp_load_acquire(&cfg->rated[slot]);
+	if (r)
+		return r;
+	r = kmalloc(sizeof(*r), GFP_ATOMIC | __GFP_NOWARN);
+	if (!r)
+		return NULL;
+	sk = cfg->p.sp.k;
+	sk.link_mbps = rate;
+	tk = cfg->p.tp.k;
+	tk.link_mbps = rate;
+	if (smartt_params_init(&r->sp, &sk) || strack_params_init(&r->tp, &tk)) {
+		kfree(r);
+		return NULL;
+	}
+	old = cmpxchg_release(&cfg->rated[slot], NULL, r);
+	if (old) {
+		kfree(r);
+		/* the winner's entry, published by its cmpxchg_release() */
+		return smp_load_acquire(&cfg->rated[slot]);
+	}
+	return r;
 }
 
 /**
@@ -89,9 +154,10 @@ const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk)
  * @tmp: scratch space for measured mode
  *
  * With a configured link rate every flow shares @cfg's parameters.  Without
- * one the flow's measured rate replaces the link rate and the derived
- * constants are computed again in @tmp (the slow path; configure
- * net.smartt.tcp_link_mbps for the fast one).
+ * one the flow's measured rate (a step of smartt_cc_rate_step()) replaces
+ * the link rate: the parameters at that step are built once and kept with
+ * @cfg (smartt_cc_rated()); only when that fails are they computed again
+ * in @tmp.
  *
  * Return: the parameters to use.
  */
@@ -99,10 +165,14 @@ const struct smartt_params *smartt_cc_smartt_params(const struct smartt_cc_cfg *
 						    const struct smartt_cc_sock *g,
 						    struct smartt_params *tmp)
 {
+	const struct smartt_cc_rated *r;
 	struct smartt_knobs k;
 
 	if (cfg->p.link_mbps || !g->rate_mbps)
 		return &cfg->p.sp;
+	r = smartt_cc_rated(cfg, g->rate_mbps);
+	if (r)
+		return &r->sp;
 	k = cfg->p.sp.k;
 	k.link_mbps = g->rate_mbps;
 	if (smartt_params_init(tmp, &k))
@@ -124,10 +194,14 @@ const struct strack_params *smartt_cc_strack_params(const struct smartt_cc_cfg *
 						    const struct smartt_cc_sock *g,
 						    struct strack_params *tmp)
 {
+	const struct smartt_cc_rated *r;
 	struct strack_knobs k;
 
 	if (cfg->p.link_mbps || !g->rate_mbps)
 		return &cfg->p.tp;
+	r = smartt_cc_rated(cfg, g->rate_mbps);
+	if (r)
+		return &r->tp;
 	k = cfg->p.tp.k;
 	k.link_mbps = g->rate_mbps;
 	if (strack_params_init(tmp, &k))
@@ -232,8 +306,11 @@ void smartt_cc_sock_init(struct sock *sk, struct smartt_cc_sock *g,
 	g->rec_round = 0;
 	if (!cfg->p.link_mbps && rtt_us && rtt_us != ~0U) {
 		u64 mbps = div_u64((u64)tcp_snd_cwnd(tp) * tp->mss_cache * 8, rtt_us);
+		u32 slot;
 
-		g->rate_mbps = clamp_t(u64, mbps, 1, SMARTT_CC_RATE_MAX);
+		g->rate_mbps = smartt_cc_rate_step(clamp_t(u64, mbps, 1,
+							   SMARTT_CC_RATE_MAX),
+						   &slot);
 	}
 	cmpxchg(&sk->sk_pacing_status, SK_PACING_NONE, SK_PACING_NEEDED);
 }
@@ -267,12 +344,14 @@ u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g)
  *
  * Used only without a configured link rate: the estimate is the maximum
  * of smartt_cc_rate_sample_mbps() over the flow's rate samples
- * (app-limited ones can only be lower), in Mbit/s.
+ * (app-limited ones can only be lower), in Mbit/s, rounded down to its
+ * step (smartt_cc_rate_step(): at most 6.25 % lower).
  */
 void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 			   const struct rate_sample *rs)
 {
 	const struct tcp_sock *tp = tcp_sk(sk);
+	u32 slot;
 	u64 mbps;
 
 	if (rs->delivered <= 0 || rs->interval_us <= 0)
@@ -280,6 +359,7 @@ void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 	mbps = smartt_cc_rate_sample_mbps(rs->delivered, tp->mss_cache,
 					  min_t(long, rs->interval_us, U32_MAX),
 					  tp->srtt_us >> 3, tcp_min_rtt(tp));
+	mbps = smartt_cc_rate_step(mbps, &slot);
 	if (mbps > g->rate_mbps)
 		g->rate_mbps = mbps;
 }
@@ -424,7 +504,7 @@ static int smartt_cc_publish(struct smartt_cc_net *cn, const struct smartt_cc_va
 	old = rcu_replace_pointer(cn->cfg, cfg, lockdep_is_held(&cn->lock));
 	cn->vals = *v;
 	if (old)
-		kfree_rcu(old, rcu);
+		call_rcu(&old->rcu, smartt_cc_cfg_free_rcu);
 	return 0;
 }
 
@@ -528,7 +608,7 @@ static int __net_init smartt_cc_net_init(struct net *net)
 free_table:
 	kfree(cn->table);
 free_cfg:
-	kfree(rcu_dereference_protected(cn->cfg, true));
+	smartt_cc_cfg_free(rcu_dereference_protected(cn->cfg, true));
 	return err;
 }
 
@@ -545,7 +625,7 @@ static void __net_exit smartt_cc_net_exit(struct net *net)
 	 * every reader that may hold it.
 	 */
 	cfg = rcu_replace_pointer(cn->cfg, NULL, true);
-	kfree_rcu(cfg, rcu);
+	call_rcu(&cfg->rcu, smartt_cc_cfg_free_rcu);
 }
 
 static struct pernet_operations smartt_cc_net_ops = {
@@ -574,7 +654,7 @@ int smartt_cc_pernet_init(void)
 /**
  * smartt_cc_pernet_exit() - undo smartt_cc_pernet_init()
  *
- * Waits for configurations still queued for kfree_rcu().
+ * Waits for configurations still queued for call_rcu().
  */
 void smartt_cc_pernet_exit(void)
 {

@@ -31,16 +31,33 @@
 #define SMARTT_CC_EV_NOECN	6	/* ECN not negotiated: Reno fallback */
 
 /**
+ * struct smartt_cc_rated - both cores' parameters at one measured link
+ * rate (a step of smartt_cc_rate_step())
+ * @sp: SMaRTT's
+ * @tp: STrack's
+ */
+struct smartt_cc_rated {
+	struct smartt_params sp;
+	struct strack_params tp;
+};
+
+/**
  * struct smartt_cc_cfg - one immutable configuration, replaced under RCU
- * @rcu: for kfree_rcu()
+ * @rcu: for call_rcu()
  * @p: the parameters (algo/tcpcc.h)
  * @smartt_knobs: net.smartt.tcp_smartt_knobs as written, for the transport,
  *	which applies it over the SMaRTT profile a socket picks
+ * @rated: the parameters at each measured rate step a flow reached, built
+ *	once by the first ACK that needs them (%SMARTT_CC_RATE_SLOTS
+ *	pointers, each set once by cmpxchg(), freed with the configuration;
+ *	NULL for the fallback configuration); without a configured link rate
+ *	only
  */
 struct smartt_cc_cfg {
 	struct rcu_head rcu;
 	struct smartt_cc_params p;
 	char smartt_knobs[SMARTT_CC_KNOBS_LEN];
+	struct smartt_cc_rated **rated;
 };
 
 const struct smartt_cc_cfg *smartt_cc_cfg_get(const struct sock *sk);

@@ -274,6 +274,39 @@ TEST(smartt_cc_undo_bytes__bounds)
 	EXPECT_EQ(1000ULL, smartt_cc_undo_bytes(0, 0, 1448, 1000, 500));
 }
 
+TEST(smartt_cc_rate_step__steps)
+{
+	u32 slot, prev_slot = 0, r, prev = 0;
+
+	/* below 16 Mbit/s every rate is its own step */
+	EXPECT_EQ(1U, smartt_cc_rate_step(1, &slot));
+	EXPECT_EQ(1U, slot);
+	EXPECT_EQ(15U, smartt_cc_rate_step(15, &slot));
+	EXPECT_EQ(15U, slot);
+	EXPECT_EQ(16U, smartt_cc_rate_step(16, &slot));
+	EXPECT_EQ(16U, slot);
+	/* 16 per octave: 1000 = 0b1111101000 -> 31 x 32 = 992 */
+	EXPECT_EQ(992U, smartt_cc_rate_step(1000, &slot));
+	EXPECT_EQ(992U, smartt_cc_rate_step(1023, &slot));
+	EXPECT_EQ(1024U, smartt_cc_rate_step(1024, &slot));
+	/* the largest rate, and above it, in the last slots */
+	EXPECT_EQ(9961472U, smartt_cc_rate_step(SMARTT_CC_RATE_MAX, &slot));
+	EXPECT_LT(slot, SMARTT_CC_RATE_SLOTS);
+	EXPECT_EQ(9961472U, smartt_cc_rate_step(~0U, &slot));
+	/* every rate: at most 1/16 below, never above; slots grow with it */
+	for (r = 1; r <= SMARTT_CC_RATE_MAX; r += r / 97 + 1) {
+		u32 st = smartt_cc_rate_step(r, &slot);
+
+		ASSERT_LE(st, r);
+		ASSERT_GE((u64)st * 17, (u64)r * 16);
+		ASSERT_LT(slot, SMARTT_CC_RATE_SLOTS);
+		ASSERT_GE(slot, prev_slot);
+		ASSERT_EQ(st == prev, slot == prev_slot);
+		prev = st;
+		prev_slot = slot;
+	}
+}
+
 TEST(smartt_cc_idle_bytes__restart)
 {
 	/* less than one RTO of idleness: unchanged */
