@@ -19,8 +19,8 @@ struct {
 /*
  * The bytes a socket has below TCP: sk_wmem_alloc less its bias of one
  * (skb truesize of what TCP handed down and nothing downstream consumed
- * yet: qdisc, driver, NIC ring until TX completion, a veth peer's backlog
- * until its IP layer).  The host-delay split's input (hostdelay.h).
+ * yet: qdisc, driver, NIC ring until TX completion).  The host-delay
+ * split's input (hostdelay.h).
  */
 static __always_inline u32 cc_below_tcp(const struct sock *sk)
 {

@@ -6,30 +6,28 @@
  * that exclude both hosts.  TCP's RTT sample runs from the moment TCP
  * handed the segment down (its EDT departure time) to the moment the
  * sender's stack processed the ACK, so it also holds the sender's own
- * queue below TCP (qdisc, driver, NIC ring until TX completion, and on a
- * veth pair the peer's backlog until its IP layer), the receiver's stack
- * and the ACK's way back through both hosts.  Swift (SIGCOMM 2020) splits
- * the RTT into fabric and endpoint delay and gives each a target of its
- * own; here the split is what a congestion control can measure:
+ * queue below TCP (qdisc, driver, NIC ring until TX completion), the
+ * receiver's stack and the ACK's way back through both hosts.  Swift
+ * (SIGCOMM 2020) splits the RTT into fabric and endpoint delay, measured
+ * with NIC timestamps, and gives each a target of its own.  A congestion
+ * control without NIC timestamps measures one part of the host delay:
  *
- *   host   = the sender's own queue below TCP (sk_wmem_alloc: the bytes
- *            TCP handed down that no one downstream has consumed yet)
- *            over the rate it drains at (the ACK's delivery rate);
- *   fabric = the RTT sample less the host part within its target.
+ *   the sender's own queue below TCP (sk_wmem_alloc: the bytes TCP
+ *   handed down that nothing downstream has consumed yet) over the rate
+ *   it drains at (the ACK's delivery rate, smartt_hd_local_ns());
  *
- * The host delay up to its target (net.smartt.tcp_host_target_us) is
- * taken out of the sample the core sees; beyond it the excess stays in,
- * so a host queue larger than its target is congestion to the core's
- * rules like a fabric queue above the fabric's target.  The fabric
- * target is each paper's rule, unchanged.  ACKs the receiver may have
- * held for its delayed-ACK timer (TCP's FLAG_ACK_MAYBE_DELAYED: the only
- * segment in flight ACKed alone) give the core no delay sample: their
- * RTT holds the receiver's timer, up to 40 ms, not a queue.
- *
- * What cannot be told apart without NIC timestamps stays in the fabric
- * part: the receiver's softirq and socket processing, NIC interrupt
- * moderation on both hosts, and the ACK's wait in the sender's receive
- * path.  Documentation/tcp.rst, "Host and fabric delay".
+ * and knows of one receiver-side delay: an ACK the receiver may have
+ * held for its delayed-ACK timer (TCP's FLAG_ACK_MAYBE_DELAYED: a runt
+ * segment ACKed alone).  The rest of the hosts' delay (the receiver's
+ * softirq, GRO flush and socket processing, interrupt moderation, the
+ * ACK's way back and its wait in the sender's stack) is in the RTT
+ * sample and looks like a fabric queue.  The host delay has a target of
+ * its own (net.smartt.tcp_host_target_us): up to it, the queueing delay
+ * of an ACK without CE marks is presumed the hosts', and of a CE-marked
+ * ACK only the measured part (smartt_hd_fabric_rtt()); beyond it, host
+ * delay is congestion to the core's rules like a fabric queue.  The
+ * fabric target is each paper's rule, unchanged.
+ * Documentation/tcp.rst, "Host and fabric delay".
  *
  * Pure C like the rest of kernel/algo/: used by the module's glue
  * (kernel/cc/cc_glue.c), the BPF builds (bpf/smartt_cc.bpf.h), the unit

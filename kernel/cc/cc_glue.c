@@ -301,9 +301,8 @@ u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
  * @rs: the ACK's rate sample
  *
  * The sender's own queue below TCP (sk_wmem_alloc less its bias: qdisc,
- * driver, NIC ring until TX completion, a veth peer's backlog until its
- * IP layer) over the ACK's delivery rate, or the pacing rate without one
- * (smartt_hd_local_ns()).
+ * driver, NIC ring until TX completion) over the ACK's delivery rate, or
+ * the pacing rate without one (smartt_hd_local_ns()).
  *
  * Return: ns.
  */
