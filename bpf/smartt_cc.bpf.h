@@ -229,6 +229,56 @@ static __always_inline u32 cc_base_rtt(const struct tcp_sock *tp,
 				       cc_windowed_min_rtt(tp) : 0);
 }
 
+/*
+ * The host-delay split as global BPF functions: each is verified once,
+ * for any arguments, and its result is a scalar of unknown value to the
+ * caller, so the split's branches do not multiply the states the
+ * verifier walks through the core after it (inlined, they took
+ * bpf_strack's control past the verifier's million instructions).
+ */
+__attribute__((__noinline__)) u32 smartt_cc_bpf_host_ns(u64 bytes, u32 delivered, u32 mss,
+							u32 interval_us, u64 pacing_rate)
+{
+	return smartt_hd_local_ns(bytes, delivered, mss, interval_us, pacing_rate);
+}
+
+__attribute__((__noinline__)) u32 smartt_cc_bpf_fabric_rtt(u32 rtt, u32 base_rtt, u32 host,
+							   u32 target, u32 flags)
+{
+	return smartt_hd_fabric_rtt(rtt, base_rtt, host, target, flags);
+}
+
+/*
+ * smartt_cc_host_delay(): the measured host delay of this ACK (the
+ * sender's own queue below TCP over the ACK's delivery rate), also into
+ * the flow's average for `smarttctl cc flows`.
+ */
+static __always_inline u32 cc_host_delay(struct sock *sk, struct smartt_cc_flow *f,
+					 const struct rate_sample *rs)
+{
+	const struct tcp_sock *tp = cc_tp(sk);
+	long interval = rs->interval_us;
+	s32 delivered = rs->delivered;
+	u32 host;
+
+	host = smartt_cc_bpf_host_ns(cc_below_tcp(sk), delivered > 0 ? delivered : 0,
+				     tp->mss_cache,
+				     interval > 0 ? min_t(long, interval, U32_MAX) : 0,
+				     sk->sk_pacing_rate);
+	f->host_ns = smartt_hd_avg(f->host_ns, host);
+	return host;
+}
+
+/* smartt_cc_fabric_rtt(): the RTT sample the core's fabric rules see */
+static __always_inline u32 cc_fabric_rtt(const struct smartt_cc_bpf_cfg *cfg,
+					 const struct rate_sample *rs, u32 rtt,
+					 u32 base, u32 host, bool ce)
+{
+	return smartt_cc_bpf_fabric_rtt(rtt, base, host, cfg->p.host_target_ns,
+					(rs->is_ack_delayed ? SMARTT_HD_F_DELAYED : 0) |
+					(ce ? SMARTT_HD_F_CE : 0));
+}
+
 /* smartt_cc_ce_pkts() */
 static __always_inline u32 cc_ce_pkts(const struct tcp_sock *tp,
 				      struct smartt_cc_sock *g)

@@ -90,6 +90,8 @@ struct smartt_cc_dctcp {
  * @undos: spurious recoveries undone
  * @idles: restarts after idle (the window lowered)
  * @rules: how often each bit of the core's rule mask was returned
+ * @host_ns: average host delay, ns (smartt_hd_avg() of smartt_hd_local_ns())
+ * @pad: zero
  */
 struct smartt_cc_flow {
 	u32 algo;
@@ -113,6 +115,8 @@ struct smartt_cc_flow {
 	u64 undos;
 	u64 idles;
 	u32 rules[SMARTT_CC_RULE_BITS];
+	u32 host_ns;
+	u32 pad;
 };
 
 /* Kinds of struct smartt_cc_flow_rec. */
@@ -141,6 +145,9 @@ struct smartt_cc_flow {
  * @delivered: packets delivered
  * @delivered_ce: of them with a CE echo
  * @total_retrans: segments retransmitted
+ * @wmem: bytes the socket has below TCP (sk_wmem_alloc less its bias)
+ * @rate_delivered: packets of TCP's last delivery-rate sample
+ * @rate_interval_us: its interval, us
  * @pacing_rate: bytes per second
  * @priv: the module's private area (struct smartt_cc_sock, then the
  *	core state at offset 16)
@@ -163,7 +170,9 @@ struct smartt_cc_flow_rec {
 	u32 delivered;
 	u32 delivered_ce;
 	u32 total_retrans;
-	u32 pad;
+	u32 wmem;
+	u32 rate_delivered;
+	u32 rate_interval_us;
 	u64 pacing_rate;
 	union {
 		u8 priv[SMARTT_CC_PRIV_LEN];

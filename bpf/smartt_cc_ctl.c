@@ -559,6 +559,7 @@ static const struct key_desc keys[] = {
 	VAL("tcp_start", start, KEY_U32),
 	VAL("tcp_min_cwnd", min_cwnd, KEY_U32),
 	VAL("tcp_strack_loss", strack_loss, KEY_U32),
+	VAL("tcp_host_target_us", host_target_us, KEY_U32),
 	VAL("tcp_smartt_knobs", smartt_knobs, KEY_STR),
 	VAL("tcp_strack_knobs", strack_knobs, KEY_STR),
 	DC("dctcp_shift_g", dctcp_g_shift, DCTCP_SHIFT_G_MAX),
@@ -842,7 +843,8 @@ static int module_params(struct smartt_cc_params *p)
 	static const char *const names[] = {
 		"tcp_smartt_profile", "tcp_link_mbps", "tcp_base_rtt_us",
 		"tcp_network_rtt_us", "tcp_mss", "tcp_start", "tcp_min_cwnd",
-		"tcp_strack_loss", "tcp_smartt_knobs", "tcp_strack_knobs",
+		"tcp_strack_loss", "tcp_host_target_us", "tcp_smartt_knobs",
+		"tcp_strack_knobs",
 	};
 	struct smartt_cc_bpf_cfg c;
 	char path[PATH_MAX], buf[SMARTT_CC_KNOBS_LEN + 1];
@@ -874,6 +876,8 @@ struct flow_view {
 	u32 base_rtt;
 	u64 avg_delay_ps;
 	u64 target;	/* target RTT, ns; 0 = unknown */
+	u32 host;	/* host delay, ns: the BPF glue's average, else now's */
+	u32 host_target;	/* host-delay target, ns; 0 = unknown or no split */
 	const struct smartt_cc_flow *f;	/* BPF flows only */
 	u32 alpha;	/* bpf_dctcp, 2^-20 */
 };
@@ -905,6 +909,10 @@ static void view_of(const struct smartt_cc_flow_rec *r, const struct smartt_cc_p
 			ss = (const void *)(r->priv + MODULE_CORE_OFF);
 		sp = have_mod ? &mod->sp : NULL;
 		tp = have_mod ? &mod->tp : NULL;
+		v->host_target = have_mod ? mod->host_target_ns : 0;
+		/* the module keeps no average: the queue below TCP now */
+		v->host = smartt_hd_local_ns(r->wmem, r->rate_delivered, r->mss,
+					     r->rate_interval_us, r->pacing_rate);
 	} else {
 		v->f = &r->flow;
 		if (r->flow.algo == SMARTT_CC_BPF_SMARTT)
@@ -915,6 +923,8 @@ static void view_of(const struct smartt_cc_flow_rec *r, const struct smartt_cc_p
 			v->alpha = r->flow.d.alpha;
 		sp = have_cfg ? &cfg->p.sp : NULL;
 		tp = have_cfg ? &cfg->p.tp : NULL;
+		v->host_target = have_cfg ? cfg->p.host_target_ns : 0;
+		v->host = r->flow.host_ns;
 		if (r->flow.params_rate && r->flow.params_rate == r->flow.g.rate_mbps) {
 			sp = &r->flow.sp;
 			tp = &r->flow.tp;
@@ -1025,10 +1035,10 @@ static int cmd_flows(bool json, const char *netns)
 	if (json)
 		printf("[");
 	else
-		printf("%-10s %-22s %-22s %10s %5s %8s %8s %8s %8s %7s %7s %6s %4s %s\n",
-		       "cc", "local", "remote", "cwnd_B", "pkts", "base_us", "delay_us",
-		       "target_us", "srtt_us", "acks", "ce_acks", "losses", "rtos",
-		       "rules");
+		printf("%-10s %-22s %-22s %10s %5s %8s %9s %9s %7s %7s %8s %7s %7s %6s %4s %s\n",
+		       "cc", "local", "remote", "cwnd_B", "pkts", "base_us", "fabric_us",
+		       "target_us", "host_us", "htgt_us", "srtt_us", "acks", "ce_acks",
+		       "losses", "rtos", "rules");
 	while ((got = read(fd, &r, sizeof(r))) == sizeof(r)) {
 		view_of(&r, &mod, have_mod, &cfg, have_cfg, &v);
 		addr_str(&r, r.saddr, r.sport, src, sizeof(src));
@@ -1052,6 +1062,8 @@ static int cmd_flows(bool json, const char *netns)
 				       (unsigned long long)(v.avg_delay_ps / 1000));
 			if (v.target)
 				printf(", \"target_rtt_ns\": %llu", (unsigned long long)v.target);
+			printf(", \"host_delay_ns\": %u, \"host_target_ns\": %u", v.host,
+			       v.host_target);
 			if (v.f && v.f->algo == SMARTT_CC_BPF_DCTCP)
 				printf(", \"dctcp_alpha\": %.6f, \"dctcp_windows\": %u",
 				       v.alpha / 1048576.0, v.f->d.windows);
@@ -1067,25 +1079,28 @@ static int cmd_flows(bool json, const char *netns)
 			}
 			printf("}");
 		} else if (v.f && v.f->algo == SMARTT_CC_BPF_DCTCP) {
-			printf("%-10s %-22s %-22s %10s %5u %8s %8s %8s %8u %7llu %7llu %6llu %4llu alpha=%.4f windows=%u\n",
-			       r.ca, src, dst, "-", r.snd_cwnd, "-", "-", "-", r.srtt_us,
+			printf("%-10s %-22s %-22s %10s %5u %8s %9s %9s %7u %7s %8u %7llu %7llu %6llu %4llu alpha=%.4f windows=%u\n",
+			       r.ca, src, dst, "-", r.snd_cwnd, "-", "-", "-",
+			       v.host / 1000, "-", r.srtt_us,
 			       (unsigned long long)v.f->acks, (unsigned long long)v.f->ce_acks,
 			       (unsigned long long)v.f->losses, (unsigned long long)v.f->rtos,
 			       v.alpha / 1048576.0, v.f->d.windows);
 		} else {
-			char tgt[24], acks[24], ces[24], losses[24], rtos[24];
+			char tgt[24], htgt[24], acks[24], ces[24], losses[24], rtos[24];
 
 			snprintf(tgt, sizeof(tgt), v.target ? "%llu" : "-",
 				 (unsigned long long)(v.target / 1000));
+			snprintf(htgt, sizeof(htgt), v.host_target ? "%u" : "-",
+				 v.host_target / 1000);
 			snprintf(acks, sizeof(acks), "%llu", v.f ? (unsigned long long)v.f->acks : 0ULL);
 			snprintf(ces, sizeof(ces), "%llu", v.f ? (unsigned long long)v.f->ce_acks : 0ULL);
 			snprintf(losses, sizeof(losses), "%llu",
 				 v.f ? (unsigned long long)v.f->losses : 0ULL);
 			snprintf(rtos, sizeof(rtos), "%llu", v.f ? (unsigned long long)v.f->rtos : 0ULL);
-			printf("%-10s %-22s %-22s %10llu %5u %8u %8llu %8s %8u %7s %7s %6s %4s %s\n",
+			printf("%-10s %-22s %-22s %10llu %5u %8u %9llu %9s %7u %7s %8u %7s %7s %6s %4s %s\n",
 			       r.ca, src, dst, (unsigned long long)v.cwnd, r.snd_cwnd,
 			       v.base_rtt / 1000, (unsigned long long)(v.avg_delay_ps / 1000000),
-			       tgt, r.srtt_us, v.f ? acks : "-", v.f ? ces : "-",
+			       tgt, v.host / 1000, htgt, r.srtt_us, v.f ? acks : "-", v.f ? ces : "-",
 			       v.f ? losses : "-", v.f ? rtos : "-", rules);
 		}
 		n++;

@@ -16,4 +16,17 @@ struct {
 	__uint(pinning, LIBBPF_PIN_BY_NAME);
 } smartt_cc_flows SEC(".maps");
 
+/*
+ * The bytes a socket has below TCP: sk_wmem_alloc less its bias of one
+ * (skb truesize of what TCP handed down and nothing downstream consumed
+ * yet: qdisc, driver, NIC ring until TX completion).  The host-delay
+ * split's input (hostdelay.h).
+ */
+static __always_inline u32 cc_below_tcp(const struct sock *sk)
+{
+	int w = sk->sk_wmem_alloc.refs.counter;
+
+	return w > 1 ? w - 1 : 0;
+}
+
 #endif /* SMARTT_CC_FLOWS_BPF_H */

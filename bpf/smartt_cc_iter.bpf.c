@@ -100,6 +100,9 @@ int smartt_cc_dump(struct bpf_iter__tcp *ctx)
 	r->delivered = tp->delivered;
 	r->delivered_ce = tp->delivered_ce;
 	r->total_retrans = tp->total_retrans;
+	r->wmem = cc_below_tcp(&tp->inet_conn.icsk_inet.sk);
+	r->rate_delivered = tp->rate_delivered;
+	r->rate_interval_us = tp->rate_interval_us;
 	r->pacing_rate = tp->inet_conn.icsk_inet.sk.sk_pacing_rate;
 	bpf_seq_write(seq, r, sizeof(*r));
 	return 0;

@@ -92,7 +92,7 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 	const struct smartt_params *p;
 	struct smartt_cc_flow *f;
 	struct smartt_event e;
-	u32 mss = tp->mss_cache, ce, acked, base, losses;
+	u32 mss = tp->mss_cache, ce, acked, base, losses, rtt, host;
 
 	/* tcp_ack() of the handshake runs before init(): no state yet */
 	f = cc_flow(sk, SMARTT_CC_BPF_SMARTT);
@@ -110,6 +110,8 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 		f->s.base_rtt = base;
 		f->s.cwnd = min_t(u64, f->s.cwnd, smartt_maxwnd(p, base));
 	}
+	rtt = e.rtt;
+	host = cc_host_delay(sk, f, rs);
 	ce = cc_ce_pkts(tp, &f->g);
 	acked = rs->acked_sacked;
 	losses = rs->losses;
@@ -119,6 +121,7 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 	if (losses > 0) {
 		e.bytes = min_t(u64, (u64)losses * mss, U32_MAX);
 		e.ecn = false;
+		e.rtt = cc_fabric_rtt(cfg, rs, rtt, base, host, false);
 		f->losses++;
 		f->last_rules = cc_nack(f, p, &e);
 	}
@@ -129,6 +132,7 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 		if (ce_pk) {
 			e.bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			e.ecn = true;
+			e.rtt = cc_fabric_rtt(cfg, rs, rtt, base, host, true);
 			f->acks++;
 			f->ce_acks++;
 			f->last_rules = cc_ack(f, p, &e);
@@ -136,6 +140,7 @@ static __always_inline void bpf_smartt_control(struct sock *sk,
 		if (acked > ce_pk) {
 			e.bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			e.ecn = false;
+			e.rtt = cc_fabric_rtt(cfg, rs, rtt, base, host, false);
 			f->acks++;
 			f->last_rules = cc_ack(f, p, &e);
 		}

@@ -66,7 +66,7 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 	struct tcp_sock *tp = cc_tp(sk);
 	const struct strack_params *p;
 	struct smartt_cc_flow *f;
-	u32 mss = tp->mss_cache, ce, acked, rtt, base, bytes;
+	u32 mss = tp->mss_cache, ce, acked, rtt, base, bytes, host, frtt;
 	u64 now;
 
 	/* tcp_ack() of the handshake runs before init(): no state yet */
@@ -85,6 +85,7 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 		f->t.base_rtt = base;
 		f->t.cwnd = min_t(u64, f->t.cwnd, strack_maxwnd(p, base));
 	}
+	host = cc_host_delay(sk, f, rs);
 	ce = cc_ce_pkts(tp, &f->g);
 	acked = rs->acked_sacked;
 	now = cc_now(tp);
@@ -104,13 +105,15 @@ static __always_inline void bpf_strack_control(struct sock *sk,
 			bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			f->acks++;
 			f->ce_acks++;
-			f->last_rules = strack_on_ack(&f->t, p, now, rtt, true, bytes);
+			frtt = cc_fabric_rtt(cfg, rs, rtt, base, host, true);
+			f->last_rules = strack_on_ack(&f->t, p, now, frtt, true, bytes);
 			cc_count_rules(f, f->last_rules);
 		}
 		if (acked > ce_pk) {
 			bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			f->acks++;
-			f->last_rules = strack_on_ack(&f->t, p, now, rtt, false, bytes);
+			frtt = cc_fabric_rtt(cfg, rs, rtt, base, host, false);
+			f->last_rules = strack_on_ack(&f->t, p, now, frtt, false, bytes);
 			cc_count_rules(f, f->last_rules);
 		}
 	}

@@ -159,6 +159,9 @@ check "ss -ti shows no field under another algorithm's label" bash -c "! grep -E
 check "bpf_smartt flow state: cwnd, base RTT, target" python3 -c "
 import json; f = [f for f in json.load(open('$tmp/flows.sysctl')) if f['cc'] == 'bpf_smartt'][0]
 assert f['cwnd_bytes'] > 0 and f['base_rtt_ns'] > 0 and f['target_rtt_ns'] > f['base_rtt_ns'], f"
+check "bpf_smartt flow state: host delay and its target (50 us by default)" python3 -c "
+import json; f = [f for f in json.load(open('$tmp/flows.sysctl')) if f['cc'] == 'bpf_smartt'][0]
+assert f['host_target_ns'] == 50000 and 0 <= f['host_delay_ns'] <= 10**9, f"
 ip netns exec bcc-a sysctl -qw net.ipv4.tcp_congestion_control="$ns_cc0"
 
 flow_start tcpcong bcc-a 198.18.0.2 -C bpf_strack
@@ -283,6 +286,8 @@ check "set tcp_link_mbps=10000001 (over 10 Tb/s) is refused" expect_exit 1 "$CCB
 check "set tcp_smartt_knobs=fi=0.1234567 is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_smartt_knobs=fi=0.1234567
 check "set tcp_smartt_knobs longer than 255 characters is refused" expect_exit 1 "$CCB" set bpf_smartt "tcp_smartt_knobs=$(printf 'fi=1 %.0s' $(seq 60))"
 check "set tcp_smartt_profile=bogus is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_smartt_profile=bogus
+check "set tcp_host_target_us=1000001 (over 1 s) is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_host_target_us=1000001
+check "set tcp_host_target_us=-1 is refused" expect_exit 1 "$CCB" set bpf_smartt tcp_host_target_us=-1
 check "set dctcp_shift_g=11 is refused" expect_exit 1 "$CCB" set bpf_dctcp dctcp_shift_g=11
 check "a good and a bad value together change nothing" expect_exit 1 "$CCB" set bpf_smartt tcp_link_mbps=1000 tcp_min_cwnd=0
 check "an unknown knob is a usage error (exit 2)" expect_exit 2 "$CCB" set bpf_smartt nosuch=1

@@ -188,6 +188,10 @@ check "tcp_min_cwnd is 2 by default" test "$(sysctl -n net.smartt.tcp_min_cwnd)"
 check "tcp_strack_loss=2 is rejected" bad net.smartt.tcp_strack_loss=2
 check "tcp_strack_loss is 1 by default" test "$(sysctl -n net.smartt.tcp_strack_loss)" = 1
 check "tcp_strack_loss=0 accepted" sysctl -qw net.smartt.tcp_strack_loss=0
+check "tcp_host_target_us=1000001 is rejected" bad net.smartt.tcp_host_target_us=1000001
+check "tcp_host_target_us is 50 by default" test "$(sysctl -n net.smartt.tcp_host_target_us)" = 50
+check "tcp_host_target_us=0 and 1000000 accepted" \
+	sysctl -qw net.smartt.tcp_host_target_us=0 net.smartt.tcp_host_target_us=1000000
 check "values unchanged after rejections" \
 	test "$(sysctl -n net.smartt.tcp_start) $(sysctl -n net.smartt.tcp_smartt_profile)" = "0 smartt"
 check "tcp_smartt_profile=nscc accepted" sysctl -qw net.smartt.tcp_smartt_profile=nscc
@@ -200,6 +204,6 @@ check "per-netns: a new netns has the defaults" \
 	test "$(ip netns exec "$CC_A" sysctl -n net.smartt.tcp_smartt_profile)" = smartt
 sysctl -qw net.smartt.tcp_smartt_profile=smartt net.smartt.tcp_smartt_knobs= \
 	net.smartt.tcp_link_mbps=0 net.smartt.tcp_start=0 net.smartt.tcp_min_cwnd=2 \
-	net.smartt.tcp_strack_loss=1
+	net.smartt.tcp_strack_loss=1 net.smartt.tcp_host_target_us=50
 
 ktap_exit

@@ -19,6 +19,7 @@ void smartt_cc_vals_default(struct smartt_cc_vals *v)
 		.start = SMARTT_CC_START_IW,
 		.min_cwnd = SMARTT_CC_DEF_MIN_CWND,
 		.strack_loss = SMARTT_CC_STRACK_LOSS_MD,
+		.host_target_us = SMARTT_HD_DEF_TARGET_US,
 	};
 }
 
@@ -196,7 +197,8 @@ int smartt_cc_params_build(struct smartt_cc_params *cp,
 	    v->base_rtt_us > SMARTT_CC_RTT_MAX_US ||
 	    !v->network_rtt_us || v->network_rtt_us > SMARTT_CC_RTT_MAX_US ||
 	    !v->min_cwnd || v->min_cwnd > SMARTT_CC_MIN_CWND_MAX ||
-	    v->strack_loss > SMARTT_CC_STRACK_LOSS_MD)
+	    v->strack_loss > SMARTT_CC_STRACK_LOSS_MD ||
+	    v->host_target_us > SMARTT_HD_TARGET_MAX_US)
 		return SMARTT_EINVAL;
 
 	sk = smartt_profiles[v->profile];
@@ -223,5 +225,6 @@ int smartt_cc_params_build(struct smartt_cc_params *cp,
 	cp->start = v->start;
 	cp->min_cwnd = v->min_cwnd;
 	cp->strack_loss = v->strack_loss;
+	cp->host_target_ns = v->host_target_us * 1000;
 	return 0;
 }

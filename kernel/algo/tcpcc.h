@@ -16,6 +16,7 @@
 #define SMARTT_ALGO_TCPCC_H
 
 #include "algo_types.h"
+#include "hostdelay.h"
 #include "smartt.h"
 #include "strack.h"
 
@@ -57,6 +58,9 @@
  * @min_cwnd: fewest segments TCP's window may hold
  * @strack_loss: SMARTT_CC_STRACK_LOSS_*: what strack's window does with
  *	the segments TCP marks lost
+ * @host_target_us: host-delay target, us: the sender's own queueing
+ *	delay up to it is not the fabric's (hostdelay.h); 0 = the whole RTT
+ *	sample is the fabric's
  * @smartt_knobs: "name=value ..." overrides of the SMaRTT core knobs
  * @strack_knobs: "name=value ..." overrides of the STrack core knobs
  */
@@ -69,6 +73,7 @@ struct smartt_cc_vals {
 	u32 start;
 	u32 min_cwnd;
 	u32 strack_loss;
+	u32 host_target_us;
 	char smartt_knobs[SMARTT_CC_KNOBS_LEN];
 	char strack_knobs[SMARTT_CC_KNOBS_LEN];
 };
@@ -82,6 +87,7 @@ struct smartt_cc_vals {
  * @start: SMARTT_CC_START_*
  * @min_cwnd: fewest segments TCP's window may hold
  * @strack_loss: SMARTT_CC_STRACK_LOSS_*
+ * @host_target_ns: host-delay target, ns; 0 = no split
  */
 struct smartt_cc_params {
 	struct smartt_params sp;
@@ -91,6 +97,7 @@ struct smartt_cc_params {
 	u32 start;
 	u32 min_cwnd;
 	u32 strack_loss;
+	u32 host_target_ns;
 };
 
 /**

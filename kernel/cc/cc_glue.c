@@ -376,6 +376,54 @@ u32 smartt_cc_rtt_sample(const struct rate_sample *rs)
 }
 
 /**
+ * smartt_cc_host_delay() - the host delay of an ACK
+ * @sk: socket
+ * @rs: the ACK's rate sample
+ *
+ * The sender's own queue below TCP (sk_wmem_alloc less its bias: qdisc,
+ * driver, NIC ring until TX completion) over the ACK's delivery rate, or
+ * the pacing rate without one (smartt_hd_local_ns()).
+ *
+ * Return: ns.
+ */
+u32 smartt_cc_host_delay(const struct sock *sk, const struct rate_sample *rs)
+{
+	int w = refcount_read(&sk->sk_wmem_alloc) - 1;
+
+	return smartt_hd_local_ns(max(w, 0),
+				  rs->delivered > 0 ? rs->delivered : 0,
+				  tcp_sk(sk)->mss_cache,
+				  rs->interval_us > 0 ?
+				  min_t(long, rs->interval_us, U32_MAX) : 0,
+				  READ_ONCE(sk->sk_pacing_rate));
+}
+
+/**
+ * smartt_cc_fabric_rtt() - the RTT sample the core's fabric rules see
+ * @cfg: configuration (net.smartt.tcp_host_target_us)
+ * @rs: the ACK's rate sample
+ * @rtt: the ACK's RTT sample, ns (smartt_cc_rtt_sample())
+ * @base_rtt: the flow's base RTT, ns, after this ACK's base-RTT rules
+ * @host: the ACK's measured host delay, ns (smartt_cc_host_delay())
+ * @ce: the event is the ACK's CE-marked part
+ *
+ * smartt_hd_fabric_rtt(): the sample less the host delay within its
+ * target, none for an ACK the receiver may have delayed
+ * (Documentation/tcp.rst, "Host and fabric delay").  The per-ACK control
+ * functions give the result to the core in place of the sample.
+ *
+ * Return: the fabric RTT, ns (0: no sample).
+ */
+u32 smartt_cc_fabric_rtt(const struct smartt_cc_cfg *cfg,
+			 const struct rate_sample *rs, u32 rtt, u32 base_rtt,
+			 u32 host, bool ce)
+{
+	return smartt_hd_fabric_rtt(rtt, base_rtt, host, cfg->p.host_target_ns,
+				    (rs->is_ack_delayed ? SMARTT_HD_F_DELAYED : 0) |
+				    (ce ? SMARTT_HD_F_CE : 0));
+}
+
+/**
  * smartt_cc_cwnd_pkts() - TCP's window for a core window
  * @sk: socket
  * @cfg: configuration
@@ -568,6 +616,7 @@ static const struct ctl_table smartt_cc_table_tmpl[] = {
 	SMARTT_CC_ENTRY("tcp_start", start, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_min_cwnd", min_cwnd, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_strack_loss", strack_loss, sizeof(u32)),
+	SMARTT_CC_ENTRY("tcp_host_target_us", host_target_us, sizeof(u32)),
 	SMARTT_CC_ENTRY("tcp_smartt_knobs", smartt_knobs,
 			sizeof_field(struct smartt_cc_vals, smartt_knobs)),
 	SMARTT_CC_ENTRY("tcp_strack_knobs", strack_knobs,

@@ -77,6 +77,10 @@ u32 smartt_cc_ce_pkts(const struct sock *sk, struct smartt_cc_sock *g);
 void smartt_cc_rate_update(const struct sock *sk, struct smartt_cc_sock *g,
 			   const struct rate_sample *rs);
 u32 smartt_cc_rtt_sample(const struct rate_sample *rs);
+u32 smartt_cc_host_delay(const struct sock *sk, const struct rate_sample *rs);
+u32 smartt_cc_fabric_rtt(const struct smartt_cc_cfg *cfg,
+			 const struct rate_sample *rs, u32 rtt, u32 base_rtt,
+			 u32 host, bool ce);
 u32 smartt_cc_windowed_min_rtt(const struct sock *sk);
 u32 smartt_cc_base_rtt(const struct sock *sk, struct smartt_cc_sock *g,
 		       bool learn, u32 rtt, u32 base);

@@ -4,9 +4,12 @@
 # make bench-bpf-cc: the BPF congestion controls against the host kernel's
 # own, natively on the host (no guest), in one run:
 #
-#   * goodput and sender CPU time per gigabit of bpf_smartt, bpf_strack,
-#     bpf_dctcp, cubic and bbr over one veth pair and through one emulated
-#     switch port (smartt-fabric, BENCH_BPF_RATE, default 1gbit);
+#   * goodput and sender CPU time per gigabit of bpf_smartt (each profile
+#     a row of its own), bpf_strack, bpf_dctcp, cubic and bbr over one veth
+#     pair and through one emulated switch port (smartt-fabric,
+#     BENCH_BPF_RATE, default 1gbit); bpf_smartt and bpf_strack with the
+#     default configuration and with the target at the port's ECN
+#     threshold ("/tuned" rows);
 #   * what each callback of the BPF programs costs: instructions (xlated),
 #     JIT size, and the kernel's own run-time statistics
 #     (kernel.bpf_stats_enabled: runs and ns per run during the transfers).
@@ -18,9 +21,12 @@
 # the softirq work done outside the sender.  Ratios are to cubic's figure
 # of the same run.
 #
+# The algorithms take turns (one transfer of each, then the next round),
+# so that a slow spell of the shared machine hits them alike.  A row is
+# CC, or bpf_smartt:PROFILE, with "/tuned" for the tuned knobs.
+#
 # Knobs: BENCH_BPF_SECONDS (per transfer, default 5), BENCH_BPF_RATE,
-# BENCH_BPF_REPEAT (transfers per algorithm and path, median taken;
-# default 3), BENCH_BPF_ALGOS.
+# BENCH_BPF_REPEAT (rounds, median taken; default 3), BENCH_BPF_ALGOS.
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/../fabric_lib.sh"
 
@@ -31,7 +37,9 @@ CCB=$SMARTT_TOP/build/bpf/smartt-cc-bpf
 SECS=${BENCH_BPF_SECONDS:-5}
 RATE=${BENCH_BPF_RATE:-1gbit}
 REPEAT=${BENCH_BPF_REPEAT:-3}
-ALGOS=${BENCH_BPF_ALGOS:-bpf_smartt bpf_strack bpf_dctcp cubic bbr}
+ALGOS=${BENCH_BPF_ALGOS:-bpf_smartt:smartt bpf_smartt:smartt-2024 bpf_smartt:nscc \
+	bpf_strack bpf_smartt:smartt/tuned bpf_smartt:smartt-2024/tuned \
+	bpf_smartt:nscc/tuned bpf_strack/tuned bpf_dctcp cubic bbr}
 tmp=$__sf_tmp
 
 loaded_before=$("$CCB" status | grep -Ec '^bpf_[a-z]+ +loaded$')
@@ -39,6 +47,9 @@ stats0=$(sysctl -n kernel.bpf_stats_enabled)
 bench_cleanup() {
 	ip netns pids bb-b 2>/dev/null | xargs -r kill 2>/dev/null
 	sysctl -qw kernel.bpf_stats_enabled="$stats0"
+	# the configuration as it was (the knob strings may hold spaces)
+	[ "$loaded_before" != 0 ] && [ -n "$cfg0" ] &&
+		while IFS= read -r kv; do "$CCB" set bpf_smartt "$kv"; done <<<"$cfg0" >/dev/null
 	[ "$loaded_before" = 0 ] && "$CCB" unload >/dev/null 2>&1
 	fabric_cleanup
 }
@@ -51,8 +62,23 @@ target_ns=$(python3 -c 'import re,sys
 m = re.fullmatch(r"(\d+)([kmg]?)bit", sys.argv[1])
 bits = int(m.group(1)) * {"": 1, "k": 10**3, "m": 10**6, "g": 10**9}[m.group(2)]
 print(100000 * 8 * 10**9 // bits)' "$RATE")
-"$CCB" set bpf_smartt tcp_smartt_knobs="trtt_abs=1 target_qdelay=$target_ns" \
-	tcp_strack_knobs="target_qdelay=$target_ns" >/dev/null || exit 1
+tuned_smartt="trtt_abs=1 target_qdelay=$target_ns"
+tuned_strack="target_qdelay=$target_ns"
+cfg0=$("$CCB" status | sed -n 's/^  \(tcp_[a-z_]*\) = \(.*\)$/\1=\2/p')
+
+# row_cc ROW: the congestion control of a row; configures it first
+row_cc() {
+	local row=$1 cc=${1%%:*} prof=smartt sk= tk=
+	cc=${cc%/tuned}
+	case $row in *:*) prof=${row#*:}; prof=${prof%/tuned} ;; esac
+	case $row in */tuned) sk=$tuned_smartt; tk=$tuned_strack ;; esac
+	case $cc in
+	bpf_smartt | bpf_strack)
+		"$CCB" set bpf_smartt tcp_smartt_profile="$prof" tcp_smartt_knobs="$sk" \
+			tcp_strack_knobs="$tk" >/dev/null || return 1 ;;
+	esac
+	echo "$cc"
+}
 cpu1=1
 [ "$(nproc)" -ge 2 ] || cpu1=0
 
@@ -77,13 +103,17 @@ print(recv["bits_per_second"], recv["bytes"] * 8, sender, jif / hz,
 PY
 }
 
-# path NAME NS DST: every algorithm, REPEAT times, median row per algorithm
+# path NAME NS DST: REPEAT rounds of every row, median row per row
 path() {
-	local name=$1 ns=$2 dst=$3 cc r
-	for cc in $ALGOS; do
-		: >"$tmp/runs.$name.$cc"
-		for r in $(seq "$REPEAT"); do
-			one "$ns" "$dst" "$cc" "$tmp/run" && cat "$tmp/run" >>"$tmp/runs.$name.$cc"
+	local name=$1 ns=$2 dst=$3 row cc r
+	for row in $ALGOS; do
+		: >"$tmp/runs.$name.${row//\//_}"
+	done
+	for r in $(seq "$REPEAT"); do
+		for row in $ALGOS; do
+			cc=$(row_cc "$row") || exit 1
+			one "$ns" "$dst" "$cc" "$tmp/run" &&
+				cat "$tmp/run" >>"$tmp/runs.$name.${row//\//_}"
 		done
 	done
 	python3 - "$tmp" "$name" $ALGOS <<'PY'
@@ -92,7 +122,8 @@ tmp, name, algos = sys.argv[1], sys.argv[2], sys.argv[3:]
 med = statistics.median
 rows, n = {}, 0
 for cc in algos:
-    runs = [list(map(float, l.split())) for l in open(f"{tmp}/runs.{name}.{cc}") if l.strip()]
+    runs = [list(map(float, l.split()))
+            for l in open(f"{tmp}/runs.{name}.{cc.replace('/', '_')}") if l.strip()]
     if not runs:
         continue
     n = max(n, len(runs))
@@ -100,18 +131,18 @@ for cc in algos:
     rows[cc] = (med(r[0] for r in runs), med(r[2] / (r[1] / 1e9) for r in runs),
                 med(r[3] / (r[1] / 1e9) for r in runs), med(r[4] for r in runs))
 print(f"\n{name}: median of {n} runs")
-print(f"{'cc':<11} {'Gbit/s':>7} {'snd_cpu_s/Gbit':>15} {'x cubic':>8}"
+print(f"{'cc':<29} {'Gbit/s':>7} {'x cubic':>8} {'snd_cpu_s/Gbit':>15} {'x cubic':>8}"
       f" {'all_cpu_s/Gbit':>15} {'x cubic':>8} {'retrans':>8}")
 base = rows.get("cubic")
+ratio = lambda v, i: f"{v / base[i]:.2f}" if base and base[i] else "-"
 for cc, (bps, snd, mach, rtx) in rows.items():
-    rs = f"{snd / base[1]:.2f}" if base and base[1] else "-"
-    rm = f"{mach / base[2]:.2f}" if base and base[2] else "-"
-    print(f"{cc:<11} {bps / 1e9:7.2f} {snd:15.4f} {rs:>8} {mach:15.4f} {rm:>8} {rtx:8.0f}")
+    print(f"{cc:<29} {bps / 1e9:7.2f} {ratio(bps, 0):>8} {snd:15.4f} {ratio(snd, 1):>8}"
+          f" {mach:15.4f} {ratio(mach, 2):>8} {rtx:8.0f}")
 PY
 }
 
 echo "# bench-bpf-cc: $(uname -r), $(nproc) CPUs, ${SECS} s per transfer, $REPEAT runs each"
-echo "# bpf_smartt/bpf_strack: $("$CCB" status | grep -E 'knobs = .')"
+echo "# /tuned rows: tcp_smartt_knobs=\"$tuned_smartt\" tcp_strack_knobs=\"$tuned_strack\"; others: $("$CCB" status | grep -E 'tcp_host_target_us')"
 sysctl -qw kernel.bpf_stats_enabled=1
 
 # 1. one veth pair, nothing between the hosts
