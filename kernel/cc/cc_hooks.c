@@ -109,7 +109,8 @@ static void smartt_cc_base(struct sock *sk, const struct smartt_cc_core_ops *a,
 
  * Packets newly marked lost are one loss event, then the (S)ACKed packets
  * are one or two ACK events: the CE-echoed ones with ecn set, the others
- * without, so that each byte is counted with its own mark.  The core's
+ * without, so that each byte is counted with its own mark.  Each event's
+ * RTT is the fabric's part of the ACK's sample (smartt_cc_fabric_rtt()).  The core's
  * window becomes snd_cwnd and the pacing rate (smartt_cc_apply()).
  */
 static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
@@ -121,7 +122,7 @@ static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 	union smartt_cc_scratch tmp;
 	struct smartt_cc_core c;
 	struct smartt_event e;
-	u32 mss = tp->mss_cache, ce, acked, rules;
+	u32 mss = tp->mss_cache, ce, acked, rules, rtt, host;
 	u64 before;
 
 	/* tcp_ack() of the handshake runs before init(): nothing to do */
@@ -132,8 +133,10 @@ static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 	if (!cfg->p.link_mbps)
 		smartt_cc_rate_update(sk, g, rs);
 	a->core(g, cfg, &tmp, &c);
-	e.rtt = smartt_cc_rtt_sample(rs);
-	smartt_cc_base(sk, a, g, &c, e.rtt);
+	rtt = smartt_cc_rtt_sample(rs);
+	smartt_cc_base(sk, a, g, &c, rtt);
+	/* the core sees the fabric's part of the sample (host delay apart) */
+	host = smartt_cc_host_delay(sk, rs);
 	ce = smartt_cc_ce_pkts(sk, g);
 	acked = rs->acked_sacked;
 	e.now = smartt_cc_now(sk);
@@ -143,6 +146,7 @@ static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 		before = *c.cwnd;
 		e.bytes = min_t(u64, (u64)rs->losses * mss, U32_MAX);
 		e.ecn = false;
+		e.rtt = smartt_cc_fabric_rtt(cfg, rs, rtt, *c.base_rtt, host, false);
 		rules = a->loss(g, cfg, c.p, &e);
 		smartt_cc_trace(sk, a, SMARTT_CC_EV_LOSS, rules, before, &c,
 				e.rtt, e.bytes, 0);
@@ -154,6 +158,8 @@ static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 			before = *c.cwnd;
 			e.bytes = min_t(u64, (u64)ce_pk * mss, U32_MAX);
 			e.ecn = true;
+			e.rtt = smartt_cc_fabric_rtt(cfg, rs, rtt, *c.base_rtt,
+						     host, true);
 			rules = a->ack(g, c.p, &e);
 			smartt_cc_trace(sk, a, SMARTT_CC_EV_ACK, rules, before,
 					&c, e.rtt, e.bytes, e.bytes);
@@ -162,6 +168,8 @@ static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 			before = *c.cwnd;
 			e.bytes = min_t(u64, (u64)(acked - ce_pk) * mss, U32_MAX);
 			e.ecn = false;
+			e.rtt = smartt_cc_fabric_rtt(cfg, rs, rtt, *c.base_rtt,
+						     host, false);
 			rules = a->ack(g, c.p, &e);
 			smartt_cc_trace(sk, a, SMARTT_CC_EV_ACK, rules, before,
 					&c, e.rtt, e.bytes, 0);
