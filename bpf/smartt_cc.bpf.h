@@ -376,7 +376,8 @@ static __always_inline void cc_cwnd_event(struct sock *sk, struct smartt_cc_sock
  * The module's smartt_cc_hook_init() test: a connection that did not
  * negotiate ECN runs Reno instead (TCP_CONGESTION from the init callback,
  * as the kernel's BPF DCTCP sample does), whose reinit leaves the data
- * Not-ECT.  Return: true if it was handed over.
+ * Not-ECT.  Return: true if it was handed over (counted); if the switch
+ * fails the flow keeps its core.
  */
 static __always_inline bool cc_noecn(struct sock *sk)
 {
@@ -387,9 +388,10 @@ static __always_inline bool cc_noecn(struct sock *sk)
 	if ((tp->ecn_flags & SMARTT_TCP_ECN_OK) ||
 	    state == SMARTT_TCP_LISTEN || state == SMARTT_TCP_CLOSE)
 		return false;
+	if (bpf_setsockopt(sk, SMARTT_SOL_TCP, SMARTT_TCP_CONGESTION,
+			   (void *)reno, sizeof(reno)))
+		return false;
 	cc_stat(SMARTT_CC_STAT_NOECN);
-	bpf_setsockopt(sk, SMARTT_SOL_TCP, SMARTT_TCP_CONGESTION, (void *)reno,
-		       sizeof(reno));
 	return true;
 }
 

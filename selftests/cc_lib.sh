@@ -14,6 +14,7 @@
 #   cc_server NS ADDR PORT [--cc NAME]  background discard server
 #   cc_client NS ADDR PORT ARGS...  smartt_cc_tool.py client
 #   ready FILE               wait up to 120 s for a client's --ready file
+#   release PID              stop a background cc_client (and its python)
 #   cc_trace_on / cc_trace_off / cc_trace_dump
 CC_TOOL="$SMARTT_TOP/selftests/smartt_cc_tool.py"
 CC_A=cca$$
@@ -101,6 +102,11 @@ ready() { # ready FILE: wait up to 120 s for the client's --ready file
 	for i in $(seq 1 1200); do [ -e "$1" ] && return 0; sleep 0.1; done
 	echo "# no $1 after 120 s"
 	return 1
+}
+release() { # release PID: stop a background cc_client (and its python)
+	pkill -P "$1" 2>/dev/null
+	kill "$1" 2>/dev/null
+	wait "$1" 2>/dev/null
 }
 
 cc_tracefs=/sys/kernel/tracing

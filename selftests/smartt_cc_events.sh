@@ -35,13 +35,6 @@ modprobe smartt || skip_all "no smartt.ko"
 modprobe -q tcp_diag 2>/dev/null
 ss -tin >/dev/null 2>&1
 
-# stop PID: a background cc_client (and its python)
-stop() {
-	pkill -P "$1" 2>/dev/null
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
-
 # established NS PORT: wait up to 60 s for A's connection to PORT to carry data
 established() {
 	local i
@@ -117,7 +110,7 @@ for cc in smartt strack; do
 	cl=$!
 	ready "$CC_TMP/r.$cc"
 	ip netns exec "$A" ss -tin "dport = :5001" >"$CC_TMP/ss.$cc"
-	stop "$cl"
+	release "$cl"
 	wait "$td"
 	cc_trace_off
 	cc_trace_dump "$CC_TMP/trace.$cc"
@@ -166,7 +159,7 @@ for cc in smartt strack; do
 	sleep 2
 	tc -n "$B" qdisc del dev bc root
 	sleep 1
-	stop "$cl"
+	release "$cl"
 	cc_trace_off
 	cc_trace_dump "$CC_TMP/trace.rto.$cc"
 	events "$CC_TMP/trace.rto.$cc" "$cc" rto >"$CC_TMP/rto.$cc"
@@ -194,7 +187,7 @@ for cc in smartt strack; do
 	ip -n "$C" link set vc mtu 1000
 	ready "$CC_TMP/r.pmtu.$cc"
 	ip netns exec "$A" ss -tin "dport = :5003" >"$CC_TMP/ss.pmtu.$cc"
-	stop "$cl"
+	release "$cl"
 	cc_trace_off
 	cc_trace_dump "$CC_TMP/trace.pmtu.$cc"
 	sed 's/^/# client: /' "$CC_TMP/c.pmtu.$cc"

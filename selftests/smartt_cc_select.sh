@@ -122,14 +122,9 @@ ss_of() { # ss_of DPORT: ss -tin line(s) of the sender's connection
 # congestion control does not need ECN refuses ECN for such a SYN, so only
 # an ECN-aware receiver (smartt, strack, dctcp) negotiates it.
 cc_server "$CC_B" 198.18.0.2 5005 --cc smartt
-# The clients hold their sockets open until killed, and are waited for
-# without a short limit: on a slow kernel (the debug kernel under TCG)
-# a fixed hold ended the connection before ss looked.
-release() { # release PID: stop a background cc_client (and its python)
-	pkill -P "$1" 2>/dev/null
-	kill "$1" 2>/dev/null
-	wait "$1" 2>/dev/null
-}
+# The clients hold their sockets open until killed (release), and are
+# waited for without a short limit: on a slow kernel (the debug kernel
+# under TCG) a fixed hold ended the connection before ss looked.
 cc_client "$CC_A" 198.18.0.2 5005 --cc smartt --bytes 200000 --hold 600 --ready "$CC_TMP/r1" >"$CC_TMP/c1" 2>"$CC_TMP/c1.err" &
 hold=$!
 check "the client sent 200000 B and holds its connection (IPv4)" ready "$CC_TMP/r1"

@@ -105,13 +105,13 @@ static void smartt_cc_base(struct sock *sk, const struct smartt_cc_core_ops *a,
 }
 
 /*
- * tcp_congestion_ops.cong_control of both (smartt_cc_hook_control()):
-
+ * tcp_congestion_ops.cong_control of both (smartt_cc_hook_control()).
  * Packets newly marked lost are one loss event, then the (S)ACKed packets
  * are one or two ACK events: the CE-echoed ones with ecn set, the others
  * without, so that each byte is counted with its own mark.  Each event's
- * RTT is the fabric's part of the ACK's sample (smartt_cc_fabric_rtt()).  The core's
- * window becomes snd_cwnd and the pacing rate (smartt_cc_apply()).
+ * RTT is the fabric's part of the ACK's sample (smartt_cc_fabric_rtt()).
+ * The core's window becomes snd_cwnd and the pacing rate
+ * (smartt_cc_apply()).
  */
 static void smartt_cc_control(struct sock *sk, const struct rate_sample *rs)
 {
@@ -295,7 +295,8 @@ static u32 smartt_cc_init_cwnd(struct sock *sk)
  * one RTO without sending, tcp_cwnd_restart()'s rule
  * (smartt_cc_idle_bytes()) when net.ipv4.tcp_slow_start_after_idle is on;
  * TCP skips it for a congestion control that owns the window.  The
- * restart window is the one the flow started with.
+ * restart window is the flow's start window (smartt_cc_start_bytes()) at
+ * its current base RTT.
  */
 static void smartt_cc_idle(struct sock *sk, const struct smartt_cc_core_ops *a)
 {
